@@ -1,0 +1,32 @@
+/**
+ * Things the client noticed that are not failures of any call: a frame that is not JSON-RPC, an answer to no
+ * request in flight, a notification for a progress token nobody holds. They are published on the client's
+ * `diagnostics` stream and logged at warning/debug level; they never break the connection.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import type { RequestId } from "./McpSchema.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type McpDiagnostic = Data.TaggedEnum<{
+  /** A frame that is not valid JSON, or not a JSON-RPC 2.0 message. */
+  MalformedFrame: { readonly frame: string; readonly reason: string }
+  /** A response whose id matches no request in flight (late, after a timeout or cancel, or bogus). */
+  UnmatchedResponse: { readonly id: RequestId | null | undefined }
+  /** A notification that was dropped, and why (e.g. progress for an unknown or finished token). */
+  DroppedNotification: { readonly method: string; readonly reason: string }
+  /** A request from the server that the client refused or could not serve. */
+  RefusedRequest: { readonly method: string; readonly reason: string }
+  /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
+  HookFailed: { readonly hook: string; readonly reason: string }
+}>
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const McpDiagnostic = Data.taggedEnum<McpDiagnostic>()

@@ -1,0 +1,241 @@
+/**
+ * Every way a call can fail, as tagged errors. Each class's `_tag` is its name; `McpClientError` is the union.
+ *
+ * - `McpProtocolError`: the server answered with a JSON-RPC error (wire `code`, `message`, `data`).
+ * - `McpTimeoutError`: no answer within a limit (`request`, `probe` or `overall`); the request was cancelled.
+ * - `McpServerGoneError`: the server process exited or the connection dropped (exit code, signal, stderr tail).
+ * - `McpClosedError`: the client was closed.
+ * - `McpInvalidResponseError`: the server answered something that does not decode.
+ * - `McpTransportError`: the transport could not be used (spawn failed, write failed, HTTP failure).
+ * - `McpUnsupportedVersionError`: no protocol version both sides speak.
+ * - `McpPaginationLimitError`: a list had more pages than the client follows.
+ * - `McpInputLoopExceededError`: a modern server kept asking for input past `maxInputRounds`.
+ * - `McpInputRefusedError`: a modern server asked for input that was refused and has no refusal shape.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * @since 0.1.0
+ * @category type IDs
+ */
+export const TypeId: unique symbol = Symbol.for("@mcp-effect/client/McpError")
+
+/**
+ * @since 0.1.0
+ * @category type IDs
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * The server answered a request with a JSON-RPC error.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("McpProtocolError", {
+  method: Schema.String,
+  code: Schema.Number,
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+}
+
+/**
+ * A request got no answer within its limit. The request was cancelled on the wire (except `initialize`,
+ * which may never be cancelled).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>()("McpTimeoutError", {
+  method: Schema.String,
+  limit: Schema.Literal("request", "probe", "overall"),
+  timeoutMillis: Schema.Number
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.method} got no answer within the ${this.limit} timeout of ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * The server went away: its process exited or its connection dropped. Fails every request in flight.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpServerGoneError extends Schema.TaggedError<McpServerGoneError>()("McpServerGoneError", {
+  reason: Schema.String,
+  exitCode: Schema.optional(Schema.Number),
+  signal: Schema.optional(Schema.String),
+  stderrTail: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const how = this.exitCode !== undefined
+      ? ` (exit code ${this.exitCode})`
+      : this.signal !== undefined
+      ? ` (signal ${this.signal})`
+      : ""
+    const tail = this.stderrTail.trim()
+    return `MCP server gone: ${this.reason}${how}${tail === "" ? "" : `; stderr: ${tail.slice(-500)}`}`
+  }
+}
+
+/**
+ * The client was closed; nothing more can be sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpClosedError extends Schema.TaggedError<McpClosedError>()("McpClosedError", {
+  reason: Schema.optional(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `MCP client closed${this.reason === undefined ? "" : `: ${this.reason}`}`
+  }
+}
+
+/**
+ * The server's answer does not decode: what was expected and why it failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpInvalidResponseError extends Schema.TaggedError<McpInvalidResponseError>()(
+  "McpInvalidResponseError",
+  {
+    method: Schema.String,
+    reason: Schema.String,
+    response: Schema.optional(Schema.Unknown)
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `invalid response to ${this.method}: ${this.reason}`
+  }
+}
+
+/**
+ * The transport could not be used: the server could not be spawned, a write failed, an HTTP request failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpTransportError extends Schema.TaggedError<McpTransportError>()("McpTransportError", {
+  reason: Schema.Literal("Spawn", "Write", "Http", "Closed"),
+  detail: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `MCP transport failure (${this.reason}): ${this.detail}`
+  }
+}
+
+/**
+ * No protocol version both sides speak.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpUnsupportedVersionError extends Schema.TaggedError<McpUnsupportedVersionError>()(
+  "McpUnsupportedVersionError",
+  {
+    offered: Schema.Array(Schema.String),
+    supported: Schema.Array(Schema.String)
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `the server speaks ${this.offered.join(", ") || "no version"}, this client speaks ${
+      this.supported.join(", ")
+    }: no version in common`
+  }
+}
+
+/**
+ * A paginated list had more pages than the client follows.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpPaginationLimitError extends Schema.TaggedError<McpPaginationLimitError>()(
+  "McpPaginationLimitError",
+  {
+    method: Schema.String,
+    pages: Schema.Number
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.method} returned more than ${this.pages} pages; stopped following nextCursor`
+  }
+}
+
+/**
+ * A modern server kept answering `input_required` past the client's `maxInputRounds`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpInputLoopExceededError extends Schema.TaggedError<McpInputLoopExceededError>()(
+  "McpInputLoopExceededError",
+  {
+    method: Schema.String,
+    rounds: Schema.Number
+  }
+) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.method} still asked for input after ${this.rounds} rounds`
+  }
+}
+
+/**
+ * A modern server asked for input the client refused where the protocol has no refusal to send (sampling),
+ * so the call was abandoned, as the spec says.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpInputRefusedError extends Schema.TaggedError<McpInputRefusedError>()("McpInputRefusedError", {
+  method: Schema.String,
+  inputMethod: Schema.String,
+  key: Schema.String,
+  reason: Schema.String
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `${this.method} was abandoned: its input request "${this.key}" (${this.inputMethod}) was refused: ${this.reason}`
+  }
+}
+
+/**
+ * Everything a client call can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type McpClientError =
+  | McpProtocolError
+  | McpTimeoutError
+  | McpServerGoneError
+  | McpClosedError
+  | McpInvalidResponseError
+  | McpTransportError
+  | McpUnsupportedVersionError
+  | McpPaginationLimitError
+  | McpInputLoopExceededError
+  | McpInputRefusedError
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isMcpClientError = (u: unknown): u is McpClientError =>
+  typeof u === "object" && u !== null && TypeId in u

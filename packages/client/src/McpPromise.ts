@@ -1,0 +1,167 @@
+/**
+ * The client for plain Promise code. Every operation of `McpClient` as a Promise-returning method; failures
+ * reject with the same tagged error instances (`err instanceof McpTimeoutError`, `err._tag`), never with a
+ * wrapped `FiberFailure`. Each client runs on its own `ManagedRuntime`; `close()` disposes of it, which stops
+ * the server process.
+ *
+ * ```ts
+ * import { connectStdio } from "@mcp-effect/client"
+ *
+ * const client = await connectStdio({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })
+ * console.log(await client.era(), (await client.listTools()).map((t) => t.name))
+ * console.log(await client.callTool("echo", { message: "hi" }))
+ * await client.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
+import type * as EraResolver from "./EraResolver.js"
+import * as McpClient from "./McpClient.js"
+import type { McpDiagnostic } from "./McpDiagnostic.js"
+import type { McpClientError } from "./McpError.js"
+import type {
+  CallToolResult,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  Implementation,
+  JsonObject,
+  Notification,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool
+} from "./McpSchema.js"
+import type { Era } from "./McpTransport.js"
+
+/**
+ * Per-call options of the Promise API: the Effect API's, plus an `AbortSignal` that cancels the call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseCallOptions extends McpClient.ListOptions {
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseClient {
+  readonly era: () => Promise<Era>
+  readonly info: () => Promise<EraResolver.EraInfo>
+  readonly serverInfo: () => Promise<Implementation | undefined>
+  readonly serverCapabilities: () => Promise<ServerCapabilities>
+  readonly instructions: () => Promise<string | undefined>
+  readonly listTools: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Tool>>
+  readonly callTool: (name: string, args?: JsonObject, options?: PromiseCallOptions) => Promise<CallToolResult>
+  readonly listPrompts: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Prompt>>
+  readonly getPrompt: (
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: PromiseCallOptions
+  ) => Promise<GetPromptResult>
+  readonly listResources: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Resource>>
+  readonly listResourceTemplates: (options?: PromiseCallOptions) => Promise<ReadonlyArray<ResourceTemplate>>
+  readonly readResource: (uri: string, options?: PromiseCallOptions) => Promise<ReadResourceResult>
+  readonly complete: (
+    ref: CompletionReference,
+    argument: { readonly name: string; readonly value: string },
+    context?: { readonly arguments?: Readonly<Record<string, string>> },
+    options?: PromiseCallOptions
+  ) => Promise<CompleteResult>
+  readonly request: (method: string, params?: JsonObject, options?: PromiseCallOptions) => Promise<unknown>
+  readonly notifyRootsChanged: () => Promise<void>
+  /** Call `listener` for every notification until the returned function is called. */
+  readonly onNotification: (listener: (notification: Notification) => void) => () => void
+  /** Call `listener` for every diagnostic until the returned function is called. */
+  readonly onDiagnostic: (listener: (diagnostic: McpDiagnostic) => void) => () => void
+  readonly close: () => Promise<void>
+  /** The Effect client underneath, for mixing both styles. */
+  readonly runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, McpClientError>
+}
+
+/**
+ * Wrap any client layer as a Promise client. Resolves once the layer is built (the server is started),
+ * rejects with the layer's error otherwise.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromLayer = async (
+  layer: Layer.Layer<McpClient.McpClient, McpClientError>
+): Promise<PromiseClient> => {
+  const runtime = ManagedRuntime.make(layer)
+  const client = await runtime.runPromiseExit(McpClient.McpClient).then(
+    Exit.match({
+      onSuccess: (client) => client,
+      onFailure: async (cause) => {
+        await runtime.dispose()
+        throw Cause.squash(cause)
+      }
+    })
+  )
+
+  const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
+    runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
+      Exit.match({
+        onSuccess: (a) => a,
+        onFailure: (cause) => {
+          throw Cause.squash(cause)
+        }
+      })
+    )
+
+  const listen = <A>(stream: Stream.Stream<A>) => (listener: (a: A) => void) => {
+    const controller = new AbortController()
+    void runtime.runPromise(
+      Stream.runForEach(stream, (a) => Effect.sync(() => listener(a))),
+      { signal: controller.signal }
+    ).catch(() => undefined)
+    return () => controller.abort()
+  }
+
+  let closing: Promise<void> | undefined
+  return {
+    era: () => run(client.era),
+    info: () => run(client.info),
+    serverInfo: () => run(client.serverInfo),
+    serverCapabilities: () => run(client.serverCapabilities),
+    instructions: () => run(client.instructions),
+    listTools: (options) => run(client.listTools(options), options?.signal),
+    callTool: (name, args, options) => run(client.callTool(name, args, options), options?.signal),
+    listPrompts: (options) => run(client.listPrompts(options), options?.signal),
+    getPrompt: (name, args, options) => run(client.getPrompt(name, args, options), options?.signal),
+    listResources: (options) => run(client.listResources(options), options?.signal),
+    listResourceTemplates: (options) => run(client.listResourceTemplates(options), options?.signal),
+    readResource: (uri, options) => run(client.readResource(uri, options), options?.signal),
+    complete: (ref, argument, context, options) => run(client.complete(ref, argument, context, options), options?.signal),
+    request: (method, params, options) => run(client.request(method, params, options), options?.signal),
+    notifyRootsChanged: () => run(client.notifyRootsChanged),
+    onNotification: listen(client.notifications),
+    onDiagnostic: listen(client.diagnostics),
+    close: () => {
+      closing ??= runtime.runPromise(client.close).finally(() => runtime.dispose())
+      return closing
+    },
+    runtime
+  }
+}
+
+/**
+ * Start a server over stdio and connect to it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connectStdio = (options: McpClient.StdioClientOptions): Promise<PromiseClient> =>
+  fromLayer(McpClient.layerStdio(options))

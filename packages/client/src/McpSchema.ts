@@ -1,0 +1,805 @@
+/**
+ * Wire types for both protocol eras: 2025-11-25 (and earlier, "legacy") and 2026-07-28 ("modern").
+ *
+ * Every schema here decodes with `onExcessProperty: "preserve"` (see {@link decodeWire}): a client must pass
+ * through what it does not understand (`_meta`, extension fields, JSON Schema keywords), so nothing a server
+ * sends is stripped. The schemas have no transformations, so `Type` and `Encoded` are the same JSON shape.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+// -----------------------------------------------------------------------------
+// Versions and reserved keys
+// -----------------------------------------------------------------------------
+
+/**
+ * The modern protocol revision: stateless, `server/discover`, per-request `_meta`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MODERN_VERSION = "2026-07-28"
+
+/**
+ * Legacy protocol revisions this client speaks, newest first. They open with `initialize`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const LEGACY_VERSIONS: ReadonlyArray<string> = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+
+/**
+ * Modern revisions this client speaks, newest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MODERN_VERSIONS: ReadonlyArray<string> = [MODERN_VERSION]
+
+/**
+ * Reserved `_meta` keys of the modern envelope.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MetaKey = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId"
+} as const
+
+/**
+ * JSON-RPC and MCP error codes the client recognises.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFoundLegacy: -32002,
+  UrlElicitationRequired: -32042,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022
+} as const
+
+// -----------------------------------------------------------------------------
+// Building blocks
+// -----------------------------------------------------------------------------
+
+/**
+ * Any JSON object, kept as it is.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonObject = typeof JsonObject.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestId = Schema.Union(Schema.String, Schema.Number)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestId = typeof RequestId.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Meta = Schema.optional(JsonObject)
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Icon = Schema.Struct({
+  src: Schema.String,
+  mimeType: Schema.optional(Schema.String),
+  sizes: Schema.optional(Schema.Array(Schema.String)),
+  theme: Schema.optional(Schema.String)
+})
+
+/**
+ * Who a client or a server says it is. Self-reported: for display and logs only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Implementation = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  websiteUrl: Schema.optional(Schema.String),
+  icons: Schema.optional(Schema.Array(Icon))
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Implementation = typeof Implementation.Type
+
+/**
+ * Capabilities a server advertises (union of both eras' fields; unknown fields are kept).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ServerCapabilities = Schema.Struct({
+  experimental: Schema.optional(JsonObject),
+  logging: Schema.optional(JsonObject),
+  completions: Schema.optional(JsonObject),
+  prompts: Schema.optional(Schema.Struct({ listChanged: Schema.optional(Schema.Boolean) })),
+  resources: Schema.optional(
+    Schema.Struct({ subscribe: Schema.optional(Schema.Boolean), listChanged: Schema.optional(Schema.Boolean) })
+  ),
+  tools: Schema.optional(Schema.Struct({ listChanged: Schema.optional(Schema.Boolean) })),
+  tasks: Schema.optional(JsonObject),
+  extensions: Schema.optional(JsonObject)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerCapabilities = typeof ServerCapabilities.Type
+
+/**
+ * Capabilities the client declares: exactly the hooks the caller set.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientCapabilities {
+  readonly experimental?: JsonObject
+  readonly roots?: { readonly listChanged?: boolean }
+  readonly sampling?: { readonly context?: JsonObject; readonly tools?: JsonObject }
+  readonly elicitation?: { readonly form?: JsonObject; readonly url?: JsonObject }
+  readonly extensions?: JsonObject
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CacheScope = Schema.Literal("public", "private")
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResultType = Schema.String
+
+// -----------------------------------------------------------------------------
+// Content
+// -----------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Annotations = Schema.Struct({
+  audience: Schema.optional(Schema.Array(Schema.String)),
+  priority: Schema.optional(Schema.Number),
+  lastModified: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextContent = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  annotations: Schema.optional(Annotations),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ImageContent = Schema.Struct({
+  type: Schema.Literal("image"),
+  data: Schema.String,
+  mimeType: Schema.String,
+  annotations: Schema.optional(Annotations),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AudioContent = Schema.Struct({
+  type: Schema.Literal("audio"),
+  data: Schema.String,
+  mimeType: Schema.String,
+  annotations: Schema.optional(Annotations),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextResourceContents = Schema.Struct({
+  uri: Schema.String,
+  mimeType: Schema.optional(Schema.String),
+  text: Schema.String,
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const BlobResourceContents = Schema.Struct({
+  uri: Schema.String,
+  mimeType: Schema.optional(Schema.String),
+  blob: Schema.String,
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResourceContents = Schema.Union(TextResourceContents, BlobResourceContents)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceContents = typeof ResourceContents.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResourceLink = Schema.Struct({
+  type: Schema.Literal("resource_link"),
+  uri: Schema.String,
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  mimeType: Schema.optional(Schema.String),
+  size: Schema.optional(Schema.Number),
+  annotations: Schema.optional(Annotations),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EmbeddedResource = Schema.Struct({
+  type: Schema.Literal("resource"),
+  resource: ResourceContents,
+  annotations: Schema.optional(Annotations),
+  _meta: Meta
+})
+
+/**
+ * A content block of a type this client does not know (a later revision or an extension): kept, not rejected.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const OtherContent = Schema.Struct({ type: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ContentBlock = Schema.Union(
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ResourceLink,
+  EmbeddedResource,
+  OtherContent
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ContentBlock = typeof ContentBlock.Type
+
+// -----------------------------------------------------------------------------
+// Tools, prompts, resources
+// -----------------------------------------------------------------------------
+
+/**
+ * Hints only: from an untrusted server they are claims, not guarantees. Unset stays unset (no defaults are
+ * filled in), so "the server said nothing" and "the server said false" remain different.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolAnnotations = Schema.Struct({
+  title: Schema.optional(Schema.String),
+  readOnlyHint: Schema.optional(Schema.Boolean),
+  destructiveHint: Schema.optional(Schema.Boolean),
+  idempotentHint: Schema.optional(Schema.Boolean),
+  openWorldHint: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolAnnotations = typeof ToolAnnotations.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Tool = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  inputSchema: JsonObject,
+  outputSchema: Schema.optional(Schema.Unknown),
+  annotations: Schema.optional(ToolAnnotations),
+  execution: Schema.optional(JsonObject),
+  icons: Schema.optional(Schema.Array(Icon)),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Tool = typeof Tool.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CallToolResult = Schema.Struct({
+  content: Schema.optionalWith(Schema.Array(ContentBlock), { default: () => [] }),
+  structuredContent: Schema.optional(Schema.Unknown),
+  isError: Schema.optional(Schema.Boolean),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CallToolResult = typeof CallToolResult.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PromptArgument = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  required: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Prompt = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  arguments: Schema.optional(Schema.Array(PromptArgument)),
+  icons: Schema.optional(Schema.Array(Icon)),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Prompt = typeof Prompt.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PromptMessage = Schema.Struct({
+  role: Schema.String,
+  content: ContentBlock
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const GetPromptResult = Schema.Struct({
+  description: Schema.optional(Schema.String),
+  messages: Schema.Array(PromptMessage),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GetPromptResult = typeof GetPromptResult.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Resource = Schema.Struct({
+  uri: Schema.String,
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  mimeType: Schema.optional(Schema.String),
+  size: Schema.optional(Schema.Number),
+  annotations: Schema.optional(Annotations),
+  icons: Schema.optional(Schema.Array(Icon)),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Resource = typeof Resource.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResourceTemplate = Schema.Struct({
+  uriTemplate: Schema.String,
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  mimeType: Schema.optional(Schema.String),
+  annotations: Schema.optional(Annotations),
+  icons: Schema.optional(Schema.Array(Icon)),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceTemplate = typeof ResourceTemplate.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ReadResourceResult = Schema.Struct({
+  contents: Schema.Array(ResourceContents),
+  ttlMs: Schema.optional(Schema.Number),
+  cacheScope: Schema.optional(CacheScope),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ReadResourceResult = typeof ReadResourceResult.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CompleteResult = Schema.Struct({
+  completion: Schema.Struct({
+    values: Schema.Array(Schema.String),
+    total: Schema.optional(Schema.Number),
+    hasMore: Schema.optional(Schema.Boolean)
+  }),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CompleteResult = typeof CompleteResult.Type
+
+/**
+ * What `completion/complete` completes: an argument of a prompt or of a resource template.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CompletionReference =
+  | { readonly type: "ref/prompt"; readonly name: string }
+  | { readonly type: "ref/resource"; readonly uri: string }
+
+const pageFields = {
+  nextCursor: Schema.optional(Schema.String),
+  ttlMs: Schema.optional(Schema.Number),
+  cacheScope: Schema.optional(CacheScope),
+  _meta: Meta
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListToolsResult = Schema.Struct({ ...pageFields, tools: Schema.Array(Tool) })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListPromptsResult = Schema.Struct({ ...pageFields, prompts: Schema.Array(Prompt) })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListResourcesResult = Schema.Struct({ ...pageFields, resources: Schema.Array(Resource) })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListResourceTemplatesResult = Schema.Struct({
+  ...pageFields,
+  resourceTemplates: Schema.Array(ResourceTemplate)
+})
+
+// -----------------------------------------------------------------------------
+// Lifecycle
+// -----------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InitializeResult = Schema.Struct({
+  protocolVersion: Schema.String,
+  capabilities: ServerCapabilities,
+  serverInfo: Implementation,
+  instructions: Schema.optional(Schema.String),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InitializeResult = typeof InitializeResult.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DiscoverResult = Schema.Struct({
+  supportedVersions: Schema.Array(Schema.String),
+  capabilities: ServerCapabilities,
+  instructions: Schema.optional(Schema.String),
+  ttlMs: Schema.optional(Schema.Number),
+  cacheScope: Schema.optional(CacheScope),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type DiscoverResult = typeof DiscoverResult.Type
+
+/**
+ * The `data` of a `-32022` UnsupportedProtocolVersion error.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const UnsupportedVersionData = Schema.Struct({
+  supported: Schema.Array(Schema.String),
+  requested: Schema.optional(Schema.String)
+})
+
+// -----------------------------------------------------------------------------
+// Multi round-trip requests
+// -----------------------------------------------------------------------------
+
+/**
+ * One thing a modern server asks of the client inside an `input_required` result (no `jsonrpc`, no `id`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InputRequest = Schema.Struct({
+  method: Schema.String,
+  params: Schema.optional(JsonObject)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InputRequest = typeof InputRequest.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const InputRequiredResult = Schema.Struct({
+  resultType: Schema.Literal("input_required"),
+  inputRequests: Schema.optional(Schema.Record({ key: Schema.String, value: InputRequest })),
+  requestState: Schema.optional(Schema.String),
+  _meta: Meta
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InputRequiredResult = typeof InputRequiredResult.Type
+
+// -----------------------------------------------------------------------------
+// Notifications
+// -----------------------------------------------------------------------------
+
+/**
+ * A notification as the server sent it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Notification {
+  readonly method: string
+  readonly params?: JsonObject | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LoggingLevel = Schema.Literal(
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LoggingLevel = typeof LoggingLevel.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LoggingMessageParams = Schema.Struct({
+  level: LoggingLevel,
+  logger: Schema.optional(Schema.String),
+  data: Schema.Unknown
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ProgressParams = Schema.Struct({
+  progressToken: RequestId,
+  progress: Schema.Number,
+  total: Schema.optional(Schema.Number),
+  message: Schema.optional(Schema.String)
+})
+
+// -----------------------------------------------------------------------------
+// JSON-RPC framing
+// -----------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonRpcErrorObject = Schema.Struct({
+  code: Schema.Number,
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * One inbound JSON-RPC 2.0 message, loosely typed: requests, notifications, results and errors are told apart
+ * by which fields are present.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonRpcMessage = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: Schema.optional(Schema.NullOr(RequestId)),
+  method: Schema.optional(Schema.String),
+  params: Schema.optional(Schema.Unknown),
+  result: Schema.optional(Schema.Unknown),
+  error: Schema.optional(JsonRpcErrorObject)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonRpcMessage = typeof JsonRpcMessage.Type
+
+/**
+ * An outbound message: what the client writes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OutboundMessage =
+  | { readonly jsonrpc: "2.0"; readonly id: RequestId; readonly method: string; readonly params?: JsonObject }
+  | { readonly jsonrpc: "2.0"; readonly method: string; readonly params?: JsonObject }
+  | { readonly jsonrpc: "2.0"; readonly id: RequestId; readonly result: unknown }
+  | {
+    readonly jsonrpc: "2.0"
+    readonly id: RequestId
+    readonly error: { readonly code: number; readonly message: string; readonly data?: unknown }
+  }
+
+/**
+ * Decode a server's value with a wire schema, keeping every field the schema does not name.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeWire = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknown(schema, { onExcessProperty: "preserve", errors: "first" })
+  return (value: unknown): Effect.Effect<A, ParseResult.ParseError> => decode(value)
+}
+
+/**
+ * @since 0.1.0
+ * @category decoding
+ */
+export const isRecord = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Read a JSON object's field, or `undefined`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const field = (value: unknown, key: string): unknown => isRecord(value) ? value[key] : undefined
+
+/**
+ * Turn a parse failure into a one-line reason.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const parseErrorMessage = (error: ParseResult.ParseError): string => error.message

@@ -1,0 +1,123 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * Works out which protocol era a server speaks.
+ *
+ * @since 0.1.0
+ */
+export * as EraResolver from "./EraResolver.js"
+
+/**
+ * Serves what a server asks of the client through the caller's hooks.
+ *
+ * @since 0.1.0
+ */
+export * as InputFulfiller from "./InputFulfiller.js"
+
+/**
+ * The MCP client service and its layers.
+ *
+ * @since 0.1.0
+ */
+export * as McpClient from "./McpClient.js"
+
+/**
+ * Things the client noticed that failed no call.
+ *
+ * @since 0.1.0
+ */
+export * as McpDiagnostic from "./McpDiagnostic.js"
+
+/**
+ * The client's tagged errors.
+ *
+ * @since 0.1.0
+ */
+export * as McpError from "./McpError.js"
+
+/**
+ * The Promise API.
+ *
+ * @since 0.1.0
+ */
+export * as McpPromise from "./McpPromise.js"
+
+/**
+ * Wire types of both protocol eras.
+ *
+ * @since 0.1.0
+ */
+export * as McpSchema from "./McpSchema.js"
+
+/**
+ * Transports: stdio, in-memory (and Streamable HTTP).
+ *
+ * @since 0.1.0
+ */
+export * as McpTransport from "./McpTransport.js"
+
+export {
+  /**
+   * @since 0.1.0
+   */
+  McpClientLive
+} from "./McpClient.js"
+
+export {
+  /**
+   * @since 0.1.0
+   */
+  McpClosedError,
+  /**
+   * @since 0.1.0
+   */
+  McpInputLoopExceededError,
+  /**
+   * @since 0.1.0
+   */
+  McpInputRefusedError,
+  /**
+   * @since 0.1.0
+   */
+  McpInvalidResponseError,
+  /**
+   * @since 0.1.0
+   */
+  McpPaginationLimitError,
+  /**
+   * @since 0.1.0
+   */
+  McpProtocolError,
+  /**
+   * @since 0.1.0
+   */
+  McpServerGoneError,
+  /**
+   * @since 0.1.0
+   */
+  McpTimeoutError,
+  /**
+   * @since 0.1.0
+   */
+  McpTransportError,
+  /**
+   * @since 0.1.0
+   */
+  McpUnsupportedVersionError
+} from "./McpError.js"
+
+export type {
+  /**
+   * @since 0.1.0
+   */
+  McpClientError
+} from "./McpError.js"
+
+export {
+  /**
+   * @since 0.1.0
+   */
+  connectStdio
+} from "./McpPromise.js"

@@ -1,0 +1,47 @@
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import { McpClosedError, McpServerGoneError } from "../McpError.js"
+import { isRecord } from "../McpSchema.js"
+import type { Connection, MemoryPeer, MemoryServer, Service } from "../McpTransport.js"
+
+/** @internal */
+export const make = (server: MemoryServer): Service => ({
+  connect: Effect.gen(function*() {
+    const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
+    const toClient = yield* Queue.unbounded<string>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(ended, new McpClosedError({})))
+
+    const peer: MemoryPeer = {
+      send: (message) =>
+        Deferred.isDone(ended).pipe(
+          Effect.flatMap((done) =>
+            done ? Effect.void : Queue.offer(toClient, typeof message === "string" ? message : JSON.stringify(message))
+          )
+        ),
+      die: (reason) => Deferred.succeed(ended, new McpServerGoneError({ reason, stderrTail: "" })).pipe(Effect.asVoid)
+    }
+    if (server.onConnect !== undefined) yield* server.onConnect(peer)
+
+    const connection: Connection = {
+      kind: "memory",
+      send: (message) =>
+        Deferred.poll(ended).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => {
+              // Round-trip through JSON, as a real transport would.
+              const value: unknown = JSON.parse(JSON.stringify(message))
+              return isRecord(value) ? Effect.forkDaemon(server.onMessage(value, peer)).pipe(Effect.asVoid) : Effect.void
+            },
+            onSome: (done) => Effect.flatMap(done, (reason) => Effect.fail(reason))
+          }))
+        ),
+      incoming: Stream.fromQueue(toClient).pipe(Stream.interruptWhen(Deferred.await(ended))),
+      ended: Deferred.await(ended),
+      cancelsByClosingStream: () => false
+    }
+    return connection
+  })
+})

@@ -1,0 +1,281 @@
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as MutableHashMap from "effect/MutableHashMap"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { McpDiagnostic } from "../McpDiagnostic.js"
+import {
+  McpClosedError,
+  McpProtocolError,
+  type McpServerGoneError,
+  McpTimeoutError,
+  type McpTransportError
+} from "../McpError.js"
+import {
+  decodeWire,
+  isRecord,
+  type JsonObject,
+  JsonRpcMessage,
+  type Notification,
+  type OutboundMessage,
+  type RequestId
+} from "../McpSchema.js"
+import type { Connection, SendContext } from "../McpTransport.js"
+
+/**
+ * How a server-to-client request is refused: a JSON-RPC error object.
+ *
+ * @internal
+ */
+export class RpcErrorResponse extends Data.TaggedError("RpcErrorResponse")<{
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}> {}
+
+/** @internal */
+export type RequestError = McpProtocolError | McpTimeoutError | McpServerGoneError | McpClosedError | McpTransportError
+
+/** @internal */
+export interface RequestOptions {
+  readonly timeout: Duration.Duration
+  readonly limit?: "request" | "probe"
+  readonly context: SendContext
+  /** `false` for `initialize`, which must never be cancelled. */
+  readonly cancellable?: boolean
+  /** Told the id just before the request is written (subscriptions need it). */
+  readonly onId?: (id: RequestId) => Effect.Effect<void>
+}
+
+/** @internal */
+export interface Peer {
+  readonly connection: Connection
+  readonly request: (
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions
+  ) => Effect.Effect<unknown, RequestError>
+  readonly notify: (
+    method: string,
+    params: JsonObject | undefined,
+    context: SendContext
+  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError>
+  /** Completes once the connection has ended and every request in flight has been failed. */
+  readonly ended: Effect.Effect<McpServerGoneError | McpClosedError>
+  readonly isEnded: Effect.Effect<boolean>
+}
+
+/** @internal */
+export interface PeerOptions {
+  readonly connection: Connection
+  /** Serves a server-to-client request (everything but `ping`, which the peer answers itself). */
+  readonly onRequest: (
+    method: string,
+    params: JsonObject | undefined,
+    context: SendContext
+  ) => Effect.Effect<unknown, RpcErrorResponse>
+  /** Every notification, in arrival order, on the reader: must not block. */
+  readonly onNotification: (notification: Notification) => Effect.Effect<void>
+  readonly onDiagnostic: (diagnostic: McpDiagnostic) => Effect.Effect<void>
+  /** The context replies to server requests are sent with. */
+  readonly replyContext: Effect.Effect<SendContext>
+}
+
+const decodeMessage = decodeWire(JsonRpcMessage)
+
+const parseFrame = (frame: string): Effect.Effect<ReadonlyArray<unknown>, string> =>
+  Effect.try({ try: (): unknown => JSON.parse(frame), catch: (e) => `not JSON: ${String(e)}` }).pipe(
+    // Batches were legal in 2025-03-26: accept them from such a server, never send one.
+    Effect.map((value) => Array.isArray(value) ? value : [value])
+  )
+
+/** @internal */
+export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { connection } = options
+    const pending = MutableHashMap.empty<RequestId, Deferred.Deferred<unknown, RpcErrorResponse>>()
+    const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
+    const serving = yield* FiberMap.make<RequestId>()
+    let nextId = 0
+
+    const write = (message: OutboundMessage, context: SendContext) =>
+      Effect.scoped(connection.send(message, context))
+
+    const reply = (id: RequestId, outcome: Exit.Exit<unknown, RpcErrorResponse>) =>
+      Effect.flatMap(options.replyContext, (context) =>
+        write(
+          Exit.match(outcome, {
+            onSuccess: (result): OutboundMessage => ({ jsonrpc: "2.0", id, result }),
+            onFailure: (cause): OutboundMessage => {
+              const failure = Cause.failureOption(cause)
+              return Option.match(failure, {
+                onNone: () => ({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } }),
+                onSome: (e) => ({
+                  jsonrpc: "2.0",
+                  id,
+                  error: e.data === undefined
+                    ? { code: e.code, message: e.message }
+                    : { code: e.code, message: e.message, data: e.data }
+                })
+              })
+            }
+          }),
+          context
+        )).pipe(Effect.ignore)
+
+    const serve = (id: RequestId, method: string, params: JsonObject | undefined) =>
+      method === "ping"
+        ? reply(id, Exit.succeed({}))
+        : Effect.flatMap(options.replyContext, (context) =>
+          options.onRequest(method, params, context).pipe(
+            Effect.exit,
+            // Interrupted (the server cancelled its request, or we are closing): no answer at all.
+            Effect.flatMap((exit) => Exit.isInterrupted(exit) ? Effect.void : reply(id, exit)),
+            FiberMap.run(serving, id),
+            Effect.asVoid
+          ))
+
+    const dispatch = (value: unknown): Effect.Effect<void> =>
+      decodeMessage(value).pipe(
+        Effect.matchEffect({
+          onFailure: (error) =>
+            options.onDiagnostic(
+              McpDiagnostic.MalformedFrame({ frame: JSON.stringify(value).slice(0, 2000), reason: error.message })
+            ),
+          onSuccess: (message) => {
+            const params = isRecord(message.params) ? message.params : undefined
+            if (message.method !== undefined) {
+              if (message.id !== undefined && message.id !== null) return serve(message.id, message.method, params)
+              if (message.method === "notifications/cancelled") {
+                const requestId = params?.["requestId"]
+                if (typeof requestId === "string" || typeof requestId === "number") {
+                  return FiberMap.remove(serving, requestId).pipe(
+                    Effect.zipRight(options.onNotification({ method: message.method, params }))
+                  )
+                }
+              }
+              return options.onNotification({ method: message.method, params })
+            }
+            const id = message.id
+            const waiting = id === undefined || id === null ? Option.none() : MutableHashMap.get(pending, id)
+            if (Option.isNone(waiting)) return options.onDiagnostic(McpDiagnostic.UnmatchedResponse({ id }))
+            return message.error !== undefined
+              ? Deferred.fail(waiting.value, new RpcErrorResponse(message.error))
+              : message.result !== undefined
+              ? Deferred.succeed(waiting.value, message.result)
+              : Deferred.fail(
+                waiting.value,
+                new RpcErrorResponse({ code: -32603, message: "response has neither result nor error" })
+              )
+          }
+        }),
+        Effect.asVoid
+      )
+
+    const onFrame = (frame: string) =>
+      parseFrame(frame).pipe(
+        Effect.matchEffect({
+          onFailure: (reason) => options.onDiagnostic(McpDiagnostic.MalformedFrame({ frame: frame.slice(0, 2000), reason })),
+          onSuccess: (values) => Effect.forEach(values, dispatch, { discard: true })
+        })
+      )
+
+    // Reader: when the connection's stream ends, record why; every request in flight races against `ended`.
+    yield* connection.incoming.pipe(
+      Stream.runForEach(onFrame),
+      Effect.zipRight(connection.ended),
+      Effect.flatMap((reason) => Deferred.succeed(ended, reason)),
+      Effect.forkScoped
+    )
+    // Closing the client fails what is still in flight with McpClosedError (runs before the reader stops).
+    yield* Effect.addFinalizer(() => Deferred.succeed(ended, new McpClosedError({ reason: "the client was closed" })))
+
+    const awaitAnswer = (method: string, deferred: Deferred.Deferred<unknown, RpcErrorResponse>) =>
+      Effect.raceFirst(
+        Deferred.await(deferred).pipe(
+          Effect.mapError((e) =>
+            new McpProtocolError(
+              e.data === undefined
+                ? { method, code: e.code, message: e.message }
+                : { method, code: e.code, message: e.message, data: e.data }
+            )
+          )
+        ),
+        Effect.flatMap(Deferred.await(ended), Effect.fail)
+      )
+
+    const request = (method: string, params: JsonObject | undefined, requestOptions: RequestOptions) =>
+      Effect.suspend(() => {
+        const id: RequestId = ++nextId
+        const message: OutboundMessage = params === undefined
+          ? { jsonrpc: "2.0", id, method }
+          : { jsonrpc: "2.0", id, method, params }
+        const cancellable = requestOptions.cancellable ?? true
+        return Effect.acquireUseRelease(
+          Deferred.make<unknown, RpcErrorResponse>().pipe(
+            Effect.tap((deferred) => MutableHashMap.set(pending, id, deferred))
+          ),
+          (deferred) =>
+            Effect.gen(function*() {
+              const alreadyEnded = yield* Deferred.poll(ended)
+              if (Option.isSome(alreadyEnded)) return yield* Effect.flatMap(alreadyEnded.value, Effect.fail)
+              if (requestOptions.onId !== undefined) yield* requestOptions.onId(id)
+              yield* connection.send(message, requestOptions.context)
+              return yield* awaitAnswer(method, deferred)
+            }).pipe(Effect.scoped),
+          (_, exit) =>
+            Effect.suspend(() => {
+              MutableHashMap.remove(pending, id)
+              if (!Exit.isInterrupted(exit) || !cancellable) return Effect.void
+              if (requestOptions.context.era !== undefined && connection.cancelsByClosingStream(requestOptions.context.era)) {
+                return Effect.void
+              }
+              return Deferred.isDone(ended).pipe(
+                Effect.flatMap((isEnded) =>
+                  isEnded ? Effect.void : write({
+                    jsonrpc: "2.0",
+                    method: "notifications/cancelled",
+                    params: { requestId: id, reason: "request cancelled by the client" }
+                  }, requestOptions.context)
+                ),
+                Effect.ignore
+              )
+            })
+        ).pipe(
+          Effect.timeoutFail({
+            duration: requestOptions.timeout,
+            onTimeout: () =>
+              new McpTimeoutError({
+                method,
+                limit: requestOptions.limit ?? "request",
+                timeoutMillis: Duration.toMillis(requestOptions.timeout)
+              })
+          })
+        )
+      })
+
+    const notify = (method: string, params: JsonObject | undefined, context: SendContext) =>
+      Deferred.poll(ended).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            write(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, context),
+          onSome: (reason) => Effect.flatMap(reason, Effect.fail)
+        }))
+      )
+
+    const peer: Peer = {
+      connection,
+      request,
+      notify,
+      ended: Deferred.await(ended),
+      isEnded: Deferred.isDone(ended)
+    }
+    return peer
+  })
+

@@ -1,0 +1,171 @@
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import { McpClosedError, McpServerGoneError, McpTransportError } from "../McpError.js"
+import type { OutboundMessage } from "../McpSchema.js"
+import type { Connection, Service, StdioOptions } from "../McpTransport.js"
+
+/** @internal */
+export const SAFE_ENV_KEYS: ReadonlyArray<string> = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMPDIR",
+  "TZ",
+  // Windows
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATHEXT",
+  "PROGRAMFILES",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "USERNAME",
+  "USERPROFILE",
+  "WINDIR"
+]
+
+/** @internal */
+export const childEnvironment = (options: StdioOptions): Record<string, string> => {
+  const inherited: Record<string, string> = {}
+  const mode = options.inheritEnv ?? "safe"
+  if (mode !== "none") {
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value === undefined || value.startsWith("()")) continue // exported shell functions
+      if (mode === "all" || SAFE_ENV_KEYS.includes(key.toUpperCase())) inherited[key] = value
+    }
+  }
+  return { ...inherited, ...options.env }
+}
+
+const appendTail = (max: number) => (tail: Uint8Array, chunk: Uint8Array): Uint8Array => {
+  if (chunk.length >= max) return chunk.slice(chunk.length - max)
+  const keep = Math.min(tail.length, max - chunk.length)
+  const next = new Uint8Array(keep + chunk.length)
+  next.set(tail.subarray(tail.length - keep), 0)
+  next.set(chunk, keep)
+  return next
+}
+
+const describeCommand = (options: StdioOptions) => [options.command, ...(options.args ?? [])].join(" ")
+
+/** @internal */
+export const make = (options: StdioOptions): Effect.Effect<Service, never, CommandExecutor.CommandExecutor> =>
+  Effect.map(CommandExecutor.CommandExecutor, (executor) => ({
+    connect: connect(executor, options)
+  }))
+
+const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOptions) =>
+  Effect.gen(function*() {
+    const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
+    const tailBytes = options.stderrTailBytes ?? 8192
+    let command = Command.make(options.command, ...(options.args ?? [])).pipe(
+      Command.env(childEnvironment(options), { extendEnv: false })
+    )
+    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+
+    const proc = yield* executor.start(command).pipe(
+      Effect.mapError((cause) =>
+        new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
+      )
+    )
+
+    const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
+    const stderrTail = yield* Ref.make<Uint8Array>(new Uint8Array(0))
+    const stderrFiber = yield* proc.stderr.pipe(
+      Stream.runForEach((chunk) => Ref.update(stderrTail, (tail) => appendTail(tailBytes)(tail, chunk))),
+      Effect.ignore,
+      Effect.forkScoped
+    )
+    const readTail = Ref.get(stderrTail).pipe(Effect.map((bytes) => new TextDecoder().decode(bytes)))
+
+    // Outbound: one long-lived queue feeds stdin; `None` closes stdin once everything before it is written.
+    const outbox = yield* Queue.unbounded<Option.Option<string>>()
+    const writer = yield* Stream.fromQueue(outbox).pipe(
+      Stream.takeWhile(Option.isSome),
+      Stream.map((line) => Option.getOrElse(line, () => "") + "\n"),
+      Stream.encodeText,
+      Stream.run(proc.stdin),
+      Effect.ignore,
+      Effect.forkScoped
+    )
+
+    // The process's exit ends the connection with a report of how it ended.
+    yield* proc.exitCode.pipe(
+      Effect.map((code) => ({ exitCode: Number(code) })),
+      Effect.catchAll((error) =>
+        Effect.succeed({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "unknown" })
+      ),
+      Effect.flatMap((how) =>
+        Fiber.await(stderrFiber).pipe(
+          Effect.timeout("200 millis"),
+          Effect.ignore,
+          Effect.zipRight(readTail),
+          Effect.flatMap((tail) =>
+            Deferred.succeed(
+              ended,
+              new McpServerGoneError({ reason: `${describeCommand(options)} exited`, stderrTail: tail, ...how })
+            )
+          )
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    // Graceful shutdown (runs before the executor's own release): close stdin, wait; SIGTERM, wait; SIGKILL.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Deferred.succeed(ended, new McpClosedError({}))
+        yield* Queue.offer(outbox, Option.none())
+        const exited = yield* Fiber.await(writer).pipe(
+          Effect.zipRight(proc.exitCode),
+          Effect.interruptible,
+          Effect.timeout(grace),
+          Effect.isSuccess
+        )
+        if (exited || !(yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false)))) return
+        const terminated = yield* proc.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
+        if (!terminated) yield* proc.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
+      }).pipe(Effect.ignore)
+    )
+
+    const send = (message: OutboundMessage) =>
+      Effect.gen(function*() {
+        const done = yield* Deferred.poll(ended)
+        if (Option.isSome(done)) return yield* Effect.flatMap(done.value, (reason) => Effect.fail(reason))
+        const line = yield* Effect.try({
+          try: () => JSON.stringify(message),
+          catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
+        })
+        yield* Queue.offer(outbox, Option.some(line))
+      })
+
+    const connection: Connection = {
+      kind: "stdio",
+      send,
+      incoming: proc.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.filter((line) => line.trim() !== ""),
+        Stream.catchAll(() => Stream.empty)
+      ),
+      ended: Deferred.await(ended),
+      cancelsByClosingStream: () => false
+    }
+    return connection
+  })

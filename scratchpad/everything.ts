@@ -1,0 +1,19 @@
+/**
+ * Connect to @modelcontextprotocol/server-everything over stdio with the Promise API: era, tools, one call.
+ * Run: npx tsx scratchpad/everything.ts
+ */
+import { connectStdio } from "@mcp-effect/client"
+
+const client = await connectStdio({
+  command: process.execPath,
+  args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"]
+})
+try {
+  console.log("era:", await client.era())
+  console.log("server:", await client.serverInfo())
+  const tools = await client.listTools()
+  console.log("tools:", tools.map((tool) => tool.name).join(", "))
+  console.log("echo:", JSON.stringify(await client.callTool("echo", { message: "hello" })))
+} finally {
+  await client.close()
+}
