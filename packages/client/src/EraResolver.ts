@@ -103,6 +103,8 @@ export interface ProbeContext {
   /** Restart the server (stdio): a fresh connection; later requests go to it. */
   readonly restart: Effect.Effect<void, McpClientError>
   readonly preference: EraPreference
+  /** Which transport the connection uses: HTTP detection reads 4xx bodies, stdio probes with a timeout. */
+  readonly transportKind: "stdio" | "http" | "memory"
   readonly probeTimeout: Duration.Duration
   readonly requestTimeout: Duration.Duration
   readonly restartOnProbeExit: boolean

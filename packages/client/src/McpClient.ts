@@ -118,6 +118,8 @@ export interface CallOptions {
   readonly overallTimeout?: Duration.DurationInput | undefined
   /** Merged into `params._meta` (the modern envelope's reserved keys always win). */
   readonly meta?: JsonObject | undefined
+  /** The LLM tool call this request serves: reported as `toolCallId` to `onProgress`. */
+  readonly toolCallId?: string | undefined
 }
 
 /**
@@ -374,6 +376,7 @@ export const make = (
       }),
       restart: restartLink(current),
       preference: options.era ?? "auto",
+      transportKind: current.peer.connection.kind,
       probeTimeout,
       requestTimeout,
       restartOnProbeExit: options.restartOnProbeExit ?? true

@@ -129,6 +129,8 @@ export class McpInvalidResponseError extends Schema.TaggedError<McpInvalidRespon
 export class McpTransportError extends Schema.TaggedError<McpTransportError>()("McpTransportError", {
   reason: Schema.Literal("Spawn", "Write", "Http", "Closed"),
   detail: Schema.String,
+  /** HTTP status, where an HTTP response was the failure. */
+  status: Schema.optional(Schema.Number),
   cause: Schema.optional(Schema.Defect)
 }) {
   readonly [TypeId]: TypeId = TypeId
