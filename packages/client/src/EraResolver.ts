@@ -208,7 +208,7 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
       onFailure: (error): Effect.Effect<EraInfo, McpClientError> => {
         switch (error._tag) {
           case "McpProtocolError":
-            return onProbeError(context, error, version, attempts)
+            return onProbeError(context, error, attempts)
           case "McpTimeoutError":
             return context.preference === "modern" ? Effect.fail(error) : legacy(context)
           case "McpServerGoneError":
@@ -220,12 +220,16 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
     })
   )
 
-const onProbeError = (context: ProbeContext, error: McpProtocolError, version: string, attempts: number) => {
+const onProbeError = (context: ProbeContext, error: McpProtocolError, attempts: number) => {
   if (error.code === ErrorCode.UnsupportedProtocolVersion) {
     const supported = Option.getOrUndefined(decodeUnsupported(error.data))
     if (supported !== undefined) {
-      const modern = newestShared(supported.supported, MODERN_VERSIONS.filter((v) => v !== version))
-      if (Option.isSome(modern) && attempts < 3) return probe(context, modern.value, attempts + 1)
+      // Retry at the newest shared modern version. It may be the one just refused: a stateless deployment
+      // can route the retry to another instance; one retry settles it.
+      const modern = newestShared(supported.supported, MODERN_VERSIONS)
+      if (Option.isSome(modern) && attempts < 1 + MODERN_VERSIONS.length) {
+        return probe(context, modern.value, attempts + 1)
+      }
       const old = newestShared(supported.supported, LEGACY_VERSIONS)
       if (Option.isSome(old)) return legacy(context, old.value)
       return Effect.fail(new McpUnsupportedVersionError({ offered: supported.supported, supported: SUPPORTED }))
