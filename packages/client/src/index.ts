@@ -52,6 +52,13 @@ export * as McpPromise from "./McpPromise.js"
 export * as McpSchema from "./McpSchema.js"
 
 /**
+ * Caches results as far as the server's `ttlMs` permits.
+ *
+ * @since 0.1.0
+ */
+export * as ResultCache from "./ResultCache.js"
+
+/**
  * Transports: stdio, in-memory (and Streamable HTTP).
  *
  * @since 0.1.0
