@@ -1,0 +1,130 @@
+import { McpTransport } from "@mcp-effect/client"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+const connect = (options: McpTransport.StdioOptions) =>
+  Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(
+    Effect.provide(McpTransport.layerStdio(options)),
+    Effect.provide(NodeContext.layer)
+  )
+
+const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): McpTransport.StdioOptions => ({
+  command: process.execPath,
+  args: ["-e", script],
+  ...extra
+})
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("stdio transport", () => {
+  it.scopedLive("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
+    Effect.gen(function*() {
+      const connection = yield* connect(node("process.stdin.pipe(process.stdout)"))
+      yield* Effect.scoped(connection.send({ jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } }, {}))
+      yield* Effect.scoped(connection.send({ jsonrpc: "2.0", method: "n" }, {}))
+      const lines = yield* connection.incoming.pipe(Stream.take(2), Stream.runCollect)
+      assert.deepStrictEqual(Chunk.toReadonlyArray(lines).map((line) => JSON.parse(line)), [
+        { jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } },
+        { jsonrpc: "2.0", method: "n" }
+      ])
+    }))
+
+  it.scopedLive("a server's death ends the connection with its exit code and the last 8 KiB of stderr", () =>
+    Effect.gen(function*() {
+      const connection = yield* connect(
+        node("for (let i = 0; i < 2000; i++) process.stderr.write('noise ' + i + '\\n'); process.stderr.write('final words', () => process.exit(3))")
+      )
+      yield* connection.incoming.pipe(Stream.runDrain)
+      const reason = yield* connection.ended
+      assert.strictEqual(reason._tag, "McpServerGoneError")
+      if (reason._tag === "McpServerGoneError") {
+        assert.strictEqual(reason.exitCode, 3)
+        assert.isTrue(reason.stderrTail.endsWith("final words"))
+        assert.isAtMost(new TextEncoder().encode(reason.stderrTail).length, 8192)
+        assert.isAtLeast(reason.stderrTail.length, 8000)
+      }
+    }))
+
+  it.live("the child's environment: a safe inherited set under the caller's env; clean on request", () =>
+    Effect.gen(function*() {
+      process.env["MCP_EFFECT_SECRET"] = "leak"
+      const safe = McpTransport.childEnvironment({ command: "x", env: { EXTRA: "1", PATH: "/custom" } })
+      assert.strictEqual(safe["EXTRA"], "1")
+      assert.strictEqual(safe["PATH"], "/custom")
+      assert.strictEqual(safe["MCP_EFFECT_SECRET"], undefined)
+      assert.strictEqual(safe["HOME"], process.env["HOME"])
+      assert.deepStrictEqual(McpTransport.childEnvironment({ command: "x", inheritEnv: "none", env: { A: "b" } }), { A: "b" })
+      assert.strictEqual(McpTransport.childEnvironment({ command: "x", inheritEnv: "all" })["MCP_EFFECT_SECRET"], "leak")
+      // And it is what the process really sees.
+      const seen = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const connection = yield* connect(
+            node("console.log(JSON.stringify({ secret: process.env.MCP_EFFECT_SECRET ?? null, extra: process.env.EXTRA }))", {
+              env: { EXTRA: "yes" }
+            })
+          )
+          return yield* connection.incoming.pipe(Stream.runHead)
+        })
+      )
+      delete process.env["MCP_EFFECT_SECRET"]
+      assert.deepStrictEqual(JSON.parse(seen._tag === "Some" ? seen.value : "{}"), { secret: null, extra: "yes" })
+    }))
+
+  it.live("no shell is involved: arguments reach the server as they are", () =>
+    Effect.scoped(
+      Effect.gen(function*() {
+        const connection = yield* connect({
+          command: process.execPath,
+          args: ["-e", "console.log(JSON.stringify(process.argv.slice(1)))", "$HOME", "a b", ";rm -rf /"]
+        })
+        const line = yield* connection.incoming.pipe(Stream.runHead)
+        assert.deepStrictEqual(JSON.parse(line._tag === "Some" ? line.value : "[]"), ["$HOME", "a b", ";rm -rf /"])
+      })
+    ))
+
+  it.live("a command that cannot be started is an McpTransportError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(connect({ command: "/nonexistent/mcp-server" })).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "McpTransportError")
+      assert.strictEqual(error.reason, "Spawn")
+    }))
+
+  it.live("closing the scope closes stdin first: a well-behaved server exits on its own", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const connection = yield* connect(
+        node("process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0) }); console.log(process.pid)")
+      ).pipe(Scope.extend(scope))
+      const pid = Number(yield* connection.incoming.pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : "0")))
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(isAlive(pid))
+      assert.isBelow(Date.now() - started, 1500)
+    }))
+
+  it.live("a server that ignores stdin close and SIGTERM is SIGKILLed; no child survives", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const connection = yield* connect(
+        node("process.on('SIGTERM', () => {}); process.stdin.resume(); console.log(process.pid); setInterval(() => {}, 1000)", {
+          shutdownTimeout: "300 millis"
+        })
+      ).pipe(Scope.extend(scope))
+      const pid = Number(yield* connection.incoming.pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : "0")))
+      assert.isTrue(isAlive(pid))
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(isAlive(pid))
+    }))
+})
