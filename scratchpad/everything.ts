@@ -1,12 +1,15 @@
 /**
  * Connect to @modelcontextprotocol/server-everything over stdio with the Promise API: era, tools, one call.
- * Run: npx tsx scratchpad/everything.ts
+ * Run: npm run run -w scratchpad -- everything.ts
  */
 import { connectStdio } from "@mcp-effect/client"
+import { createRequire } from "node:module"
+
+const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
 const client = await connectStdio({
   command: process.execPath,
-  args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"]
+  args: [server, "stdio"]
 })
 try {
   console.log("era:", await client.era())
