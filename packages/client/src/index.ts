@@ -65,6 +65,41 @@ export * as ResultCache from "./ResultCache.js"
  */
 export * as McpTransport from "./McpTransport.js"
 
+/**
+ * Feeding an LLM: a server's tools as function declarations, a model's tool calls run and answered.
+ *
+ * @since 0.1.0
+ */
+export * as LlmBridge from "./LlmBridge.js"
+
+/**
+ * The LLM bridge, local toolkits and registries for Promise code.
+ *
+ * @since 0.1.0
+ */
+export * as LlmPromise from "./LlmPromise.js"
+
+/**
+ * How a batch of model tool calls is run: serial, or widened for read-only idempotent tools.
+ *
+ * @since 0.1.0
+ */
+export * as ToolScheduler from "./ToolScheduler.js"
+
+/**
+ * Local toolkits: in-process tools behind the same bridge as a remote server.
+ *
+ * @since 0.1.0
+ */
+export * as Toolkit from "./Toolkit.js"
+
+/**
+ * Many clients and toolkits behind one prefix namespace.
+ *
+ * @since 0.1.0
+ */
+export * as ToolRegistry from "./ToolRegistry.js"
+
 export {
   /**
    * @since 0.1.0
