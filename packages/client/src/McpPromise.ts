@@ -22,6 +22,8 @@ import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"
 import type * as EraResolver from "./EraResolver.js"
+import * as LlmBridge from "./LlmBridge.js"
+import * as LlmPromise from "./LlmPromise.js"
 import * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
@@ -53,10 +55,13 @@ export interface PromiseCallOptions extends McpClient.ListOptions {
 }
 
 /**
+ * The client's operations as Promise methods, with the LLM bridge (`toolsForLlm`, `executeToolCalls`,
+ * `toolAnnotations`) built in.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface PromiseClient {
+export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> {
   readonly era: () => Promise<Era>
   readonly info: () => Promise<EraResolver.EraInfo>
   readonly serverInfo: () => Promise<Implementation | undefined>
@@ -98,7 +103,8 @@ export interface PromiseClient {
  * @category constructors
  */
 export const fromLayer = async (
-  layer: Layer.Layer<McpClient.McpClient, McpClientError>
+  layer: Layer.Layer<McpClient.McpClient, McpClientError>,
+  bridgeOptions: LlmBridge.ClientBridgeOptions = {}
 ): Promise<PromiseClient> => {
   const runtime = ManagedRuntime.make(layer)
   const client = await runtime.runPromiseExit(McpClient.McpClient).then(
@@ -130,8 +136,12 @@ export const fromLayer = async (
     return () => controller.abort()
   }
 
+  // The bridge runs on the default runtime, so executeToolCalls still resolves (is_error) after close().
+  const { bridge: _, ...llm } = LlmPromise.fromBridge(LlmBridge.fromClient(client, bridgeOptions))
+
   let closing: Promise<void> | undefined
   return {
+    ...llm,
     era: () => run(client.era),
     info: () => run(client.info),
     serverInfo: () => run(client.serverInfo),
@@ -163,5 +173,10 @@ export const fromLayer = async (
  * @since 0.1.0
  * @category constructors
  */
-export const connectStdio = (options: McpClient.StdioClientOptions): Promise<PromiseClient> =>
-  fromLayer(McpClient.layerStdio(options))
+export const connectStdio = (
+  options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
+): Promise<PromiseClient> =>
+  fromLayer(
+    McpClient.layerStdio(options),
+    options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
+  )

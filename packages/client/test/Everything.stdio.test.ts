@@ -77,4 +77,23 @@ describe("server-everything over stdio", () => {
       await client.close()
     }
   })
+
+  it("the Promise client has the LLM bridge built in; after close it answers with is_error results", async () => {
+    const client = await connectStdio(command)
+    const declarations = await client.toolsForLlm()
+    const echo = declarations.find((tool) => tool.function.name === "echo")
+    assert.strictEqual(echo?.type, "function")
+    assert.strictEqual(echo?.function.parameters["type"], "object")
+    const calls = [
+      { id: "c1", type: "function", function: { name: "echo", arguments: JSON.stringify({ message: "one" }) } },
+      { id: "c2", type: "function", function: { name: "get-sum", arguments: "{\"a\": 1, \"b\": 2}" } },
+      { id: "c3", type: "function", function: { name: "echo", arguments: "not json" } }
+    ]
+    const results = await client.executeToolCalls(calls)
+    assert.deepStrictEqual(results.map((r) => [r.tool_call_id, r.is_error]), [["c1", false], ["c2", false], ["c3", true]])
+    assert.include(String(results[0]?.content), "Echo: one")
+    await client.close()
+    const after = await client.executeToolCalls(calls.slice(0, 1))
+    assert.deepStrictEqual(after.map((r) => [r.tool_call_id, r.is_error]), [["c1", true]])
+  })
 })
