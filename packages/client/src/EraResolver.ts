@@ -16,6 +16,18 @@
  *   goes straight to `initialize`, without probing again; if the restarted server also dies, or does not
  *   answer `initialize`, that failure is raised. Turn this off with `restartOnProbeExit: false`.
  *
+ * Over Streamable HTTP (`transportKind: "http"`, CLIENT.md §2.5) the signals are HTTP ones:
+ *
+ * - Legacy only on a 4xx without a recognised modern error body (`McpTransportError` with a 4xx `status`, or
+ *   a JSON-RPC error that is not modern, e.g. the `-32000` "Bad Request" of a sessionful legacy server), or a
+ *   non-modern JSON-RPC error on a 2xx (a stateless legacy server's `-32601`).
+ * - Modern on a `DiscoverResult`, on `-32022` (retried at a version of `data.supported`), and on `-32601`
+ *   with HTTP 404 (a modern server without `server/discover`: modern at the version asked, capabilities
+ *   unknown). `-32020`/`-32021` are modern errors and are raised: there is nothing to fall back to.
+ * - Raised, never a fallback: a probe timeout, a 5xx (with or without a JSON-RPC body), 401/403/407/408/429
+ *   (authorization and rate limits are not era signals), and a server that cannot be reached or whose
+ *   response stream broke.
+ *
  * `era: "modern"` skips the probe's fallback (any failure is raised); `era: "legacy"` skips the probe.
  *
  * @since 0.1.0
@@ -206,6 +218,7 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
           ))
         ),
       onFailure: (error): Effect.Effect<EraInfo, McpClientError> => {
+        if (context.transportKind === "http") return onHttpProbeFailure(context, error, version, attempts)
         switch (error._tag) {
           case "McpProtocolError":
             return onProbeError(context, error, attempts)
@@ -237,6 +250,58 @@ const onProbeError = (context: ProbeContext, error: McpProtocolError, attempts: 
   }
   return context.preference === "modern" ? Effect.fail(error) : legacy(context)
 }
+
+/** HTTP statuses that say nothing about the era: authorization, rate limits, timeouts. */
+const NOT_AN_ERA_SIGNAL: ReadonlySet<number> = new Set([401, 403, 407, 408, 429])
+
+/** A 4xx that says "not a modern endpoint": the legacy fallback's trigger. */
+const isLegacyStatus = (status: number | undefined) =>
+  status !== undefined && status >= 400 && status < 500 && !NOT_AN_ERA_SIGNAL.has(status)
+
+/** The errors only a modern server sends (a `-32022` is handled before, with its `supported` list). */
+const MODERN_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion
+])
+
+/**
+ * Streamable HTTP detection (CLIENT.md §2.5): only a 4xx without a recognised modern error (or a non-modern
+ * JSON-RPC error on a 2xx, from a stateless legacy server) means legacy. A probe timeout, a 5xx, an
+ * authorization challenge, or a server that cannot be reached is an error, never a fallback.
+ */
+const onHttpProbeFailure = (context: ProbeContext, error: RequestError, version: string, attempts: number) => {
+  const fallback = context.preference === "modern" ? Effect.fail(error) : legacy(context)
+  switch (error._tag) {
+    case "McpProtocolError": {
+      const status = error.httpStatus
+      if (error.code === ErrorCode.UnsupportedProtocolVersion && decodeUnsupported(error.data)._tag === "Some") {
+        return onProbeError(context, error, attempts)
+      }
+      // A recognised modern error: the server is modern but refuses this request; nothing to fall back to.
+      if (MODERN_CODES.has(error.code)) return Effect.fail(error)
+      // A 404 carrying -32601 is a modern server without `server/discover` (a legacy 404 has no JSON-RPC body).
+      if (error.code === ErrorCode.MethodNotFound && status === 404) return modernWithoutDiscover(version)
+      if (status !== undefined && (status >= 500 || NOT_AN_ERA_SIGNAL.has(status))) return Effect.fail(error)
+      return fallback
+    }
+    case "McpTransportError":
+      return error.reason === "Http" && isLegacyStatus(error.status) ? fallback : Effect.fail(error)
+    default:
+      return Effect.fail(error)
+  }
+}
+
+const modernWithoutDiscover = (version: string) =>
+  Effect.logDebug("the server answered server/discover with HTTP 404 and -32601: modern, without discovery").pipe(
+    Effect.as<EraInfo>({
+      era: "modern",
+      protocolVersion: version,
+      serverInfo: undefined,
+      capabilities: {},
+      instructions: undefined
+    })
+  )
 
 const onProbeExit = (context: ProbeContext, error: McpServerGoneError) =>
   context.restartOnProbeExit && context.preference === "auto"

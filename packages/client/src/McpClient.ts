@@ -23,6 +23,7 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -42,6 +43,7 @@ import * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
 import { runLeaf } from "./internal/hooks.js"
+import * as mcpHeaders from "./internal/mcpHeaders.js"
 import * as Peer from "./internal/peer.js"
 import { McpDiagnostic } from "./McpDiagnostic.js"
 import {
@@ -697,10 +699,20 @@ export const make = (
         }
       })
 
-    const send = (current: Session, method: string, params: JsonObject | undefined, callOptions?: CallOptions) =>
+    const send = (
+      current: Session,
+      method: string,
+      params: JsonObject | undefined,
+      callOptions?: CallOptions,
+      headers?: Readonly<Record<string, string>>
+    ) =>
       Effect.gen(function*() {
         const timeout = timeoutOf(callOptions)
-        const context = { era: current.info.era, protocolVersion: current.info.protocolVersion }
+        const context: McpTransport.SendContext = {
+          era: current.info.era,
+          protocolVersion: current.info.protocolVersion,
+          headers
+        }
         let meta = callOptions?.meta
         let tracked: Tracked | undefined
         let key: string | undefined
@@ -784,16 +796,23 @@ export const make = (
      * it took. Each retry is a new request: a fresh id, the full envelope, `inputResponses` keyed like the
      * requests and `requestState` echoed as it came (absent when the server sent none).
      */
-    const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions) =>
+    const requestWithInput = (
+      method: string,
+      params: JsonObject,
+      callOptions?: CallOptions,
+      headersFor?: (current: Session) => Effect.Effect<Readonly<Record<string, string>> | undefined, McpClientError>
+    ) =>
       withOverall(
         Effect.gen(function*() {
           const current = yield* session
+          // Headers come from the original params, so every round carries the same ones.
+          const headers = headersFor === undefined ? undefined : yield* headersFor(current)
           const first: Round = { round: 0, retry: undefined, result: undefined }
           return yield* Effect.iterate(first, {
             while: (state) => state.result === undefined,
             body: (state) =>
               Effect.gen(function*() {
-                const raw = yield* send(current, method, { ...params, ...state.retry }, callOptions)
+                const raw = yield* send(current, method, { ...params, ...state.retry }, callOptions, headers)
                 const resultType = isRecord(raw) ? raw["resultType"] : undefined
                 if (resultType !== "input_required" || current.info.era === "legacy") {
                   return { ...state, result: yield* complete(method, raw) }
@@ -881,6 +900,63 @@ export const make = (
               )
             )
         )
+      )
+    }
+
+    // --- tools over HTTP: x-mcp-header -----------------------------------------------------------------
+
+    /** Modern Streamable HTTP must mirror `x-mcp-header` arguments into headers and hide tools that misuse it. */
+    const mirrorsHeaders = (current: Session) =>
+      current.info.era === "modern" && current.link.peer.connection.kind === "http"
+
+    const catalogue = new Map<string, Tool>()
+
+    const listTools = (listOptions: ListOptions | undefined) =>
+      Effect.gen(function*() {
+        const current = yield* session
+        const tools = yield* listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions)
+        if (!mirrorsHeaders(current)) return tools
+        const valid: Array<Tool> = []
+        for (const tool of tools) {
+          const invalid = mcpHeaders.invalidToolHeaders(tool)
+          if (invalid === undefined) {
+            valid.push(tool)
+            catalogue.set(tool.name, tool)
+          } else {
+            catalogue.delete(tool.name)
+            yield* Effect.logWarning(`MCP tool ${tool.name} left out: ${invalid}`)
+            yield* report(McpDiagnostic.InvalidTool({ name: tool.name, reason: invalid }))
+          }
+        }
+        return valid as ReadonlyArray<Tool>
+      })
+
+    const toolHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) =>
+      Effect.gen(function*() {
+        if (!mirrorsHeaders(current)) return undefined
+        if (refresh || !catalogue.has(name)) {
+          // Without a catalogue no header can be mirrored: the call goes without, and a server that needs
+          // them answers -32020, which retries once after a fresh listing.
+          yield* listTools({ refresh }).pipe(
+            Effect.catchAll((error) =>
+              report(McpDiagnostic.RefusedRequest({ method: "tools/list", reason: `no catalogue for x-mcp-header: ${error.message}` }))
+            )
+          )
+        }
+        const tool = catalogue.get(name)
+        return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
+      })
+
+    const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
+      const params = args === undefined ? { name } : { name, arguments: args }
+      const call = (refresh: boolean) => requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
+      return call(false).pipe(
+        // A header mismatch may mean the schema changed: list the tools again and retry once.
+        Effect.catchIf(
+          (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
+          () => call(true)
+        ),
+        Effect.flatMap((last) => decodeAs(CallToolResult, "tools/call")(last.result))
       )
     }
 
@@ -1022,11 +1098,8 @@ export const make = (
       serverInfo: Effect.map(info, (i) => i.serverInfo),
       serverCapabilities: Effect.map(info, (i) => i.capabilities),
       instructions: Effect.map(info, (i) => i.instructions),
-      listTools: (listOptions) => listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions),
-      callTool: (name, args, callOptions) =>
-        requestWithInput("tools/call", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-          Effect.flatMap((last) => decodeAs(CallToolResult, "tools/call")(last.result))
-        ),
+      listTools,
+      callTool,
       listPrompts: (listOptions) => listAll("prompts/list", ListPromptsResult, (page) => page.prompts, listOptions),
       getPrompt: (name, args, callOptions) =>
         requestWithInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
@@ -1137,6 +1210,26 @@ export const layerStdio = (options: StdioClientOptions): Layer.Layer<McpClient, 
   layer(options).pipe(
     Layer.provide(McpTransport.layerStdio(options)),
     Layer.provide(NodeContext.layer)
+  )
+
+/**
+ * Options of `layerHttp`/`connectHttp`: the server's URL and the client's behaviour.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptions {}
+
+/**
+ * A client of a Streamable HTTP server (either era), on Node's undici HTTP client.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (options: HttpClientOptions): Layer.Layer<McpClient, McpClientError> =>
+  layer(options).pipe(
+    Layer.provide(McpTransport.layerHttp(options)),
+    Layer.provide(NodeHttpClient.layerUndici)
   )
 
 // -----------------------------------------------------------------------------

@@ -21,6 +21,8 @@ export type McpDiagnostic = Data.TaggedEnum<{
   DroppedNotification: { readonly method: string; readonly reason: string }
   /** A request from the server that the client refused or could not serve. */
   RefusedRequest: { readonly method: string; readonly reason: string }
+  /** A tool left out of `listTools` (over HTTP: invalid `x-mcp-header` annotations). */
+  InvalidTool: { readonly name: string; readonly reason: string }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }
 }>

@@ -38,7 +38,9 @@ export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("Mc
   method: Schema.String,
   code: Schema.Number,
   message: Schema.String,
-  data: Schema.optional(Schema.Unknown)
+  data: Schema.optional(Schema.Unknown),
+  /** Over HTTP: the status of the HTTP response that carried the error (e.g. 404 with `-32601`). */
+  httpStatus: Schema.optional(Schema.Number)
 }) {
   readonly [TypeId]: TypeId = TypeId
 }

@@ -180,3 +180,17 @@ export const connectStdio = (
     McpClient.layerStdio(options),
     options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
   )
+
+/**
+ * Connect to a Streamable HTTP server (either era).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connectHttp = (
+  options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
+): Promise<PromiseClient> =>
+  fromLayer(
+    McpClient.layerHttp(options),
+    options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
+  )

@@ -17,12 +17,14 @@
  * @since 0.1.0
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import * as http from "./internal/httpTransport.js"
 import * as memory from "./internal/memoryTransport.js"
 import * as stdio from "./internal/stdioTransport.js"
 import type { McpClosedError, McpServerGoneError, McpTransportError } from "./McpError.js"
@@ -179,3 +181,52 @@ export interface MemoryPeer {
  */
 export const layerMemory = (server: MemoryServer): Layer.Layer<McpTransport> =>
   Layer.succeed(McpTransport, memory.make(server))
+
+/**
+ * Where and how to reach a Streamable HTTP server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpOptions {
+  /** The MCP endpoint, e.g. `https://example.com/mcp`. */
+  readonly url: string | URL
+  /** Sent on every HTTP request (e.g. `Authorization: Bearer …`); the transport's own headers win. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * How long to wait for the status and headers of any HTTP response (default: no limit of its own; the
+   * request timeout applies). A server that sends its JSON answer only when done needs the whole call's time.
+   */
+  readonly fetchTimeout?: Duration.DurationInput | undefined
+  /** Legacy: open the GET stream for server-initiated messages after initialization (default true). */
+  readonly getStream?: boolean | undefined
+  /** Legacy SSE resumption: the delay when the server sent no `retry` (default 1 s), doubled per failed try. */
+  readonly reconnectDelay?: Duration.DurationInput | undefined
+  /** The longest delay between reconnection attempts (default 30 s). */
+  readonly maxReconnectDelay?: Duration.DurationInput | undefined
+  /** How many times in a row a dropped legacy stream is resumed before giving up (default 3). */
+  readonly maxReconnectAttempts?: number | undefined
+  /** How long the `DELETE` that ends a legacy session may take when the connection closes (default 2 s). */
+  readonly closeTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * A transport over Streamable HTTP, for both eras.
+ *
+ * - Modern: one POST per message with `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` (encoded as the spec
+ *   says) and the message's own headers (`Mcp-Param-*`); no session, no GET stream, no resumption. Closing a
+ *   request's scope aborts its HTTP request, which is its cancellation.
+ * - Legacy: `Mcp-Session-Id` from `initialize` on every later request, `MCP-Protocol-Version` after it, the
+ *   GET stream, SSE resumption with `Last-Event-ID` and the server's `retry`, `DELETE` on close; cancellation is
+ *   `notifications/cancelled`.
+ * - A response stream that drops before the response fails the request with `McpServerGoneError` (it is lost,
+ *   never re-sent); a 404 to a legacy request carrying the session id ends the connection with
+ *   `McpServerGoneError` ("session expired"), so the client re-initializes on a fresh one; other HTTP failures
+ *   are `McpTransportError` with the `status` (none when no server answered). A non-2xx answer carrying a
+ *   JSON-RPC error is that error (`McpProtocolError` with `httpStatus`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (options: HttpOptions): Layer.Layer<McpTransport, never, HttpClient.HttpClient> =>
+  Layer.effect(McpTransport, http.make(options))

@@ -161,5 +161,9 @@ export {
   /**
    * @since 0.1.0
    */
+  connectHttp,
+  /**
+   * @since 0.1.0
+   */
   connectStdio
 } from "./McpPromise.js"

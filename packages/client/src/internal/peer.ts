@@ -19,6 +19,7 @@ import {
 } from "../McpError.js"
 import {
   decodeWire,
+  field,
   isRecord,
   type JsonObject,
   JsonRpcMessage,
@@ -37,7 +38,16 @@ export class RpcErrorResponse extends Data.TaggedError("RpcErrorResponse")<{
   readonly code: number
   readonly message: string
   readonly data?: unknown
+  readonly httpStatus?: number
 }> {}
+
+/**
+ * The key under which the HTTP transport marks a JSON-RPC error response with the status of the HTTP response
+ * that carried it (never sent on the wire; read into `McpProtocolError.httpStatus`).
+ *
+ * @internal
+ */
+export const HTTP_STATUS_KEY = "@mcp-effect/httpStatus"
 
 /** @internal */
 export type RequestError = McpProtocolError | McpTimeoutError | McpServerGoneError | McpClosedError | McpTransportError
@@ -165,8 +175,14 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             const id = message.id
             const waiting = id === undefined || id === null ? Option.none() : MutableHashMap.get(pending, id)
             if (Option.isNone(waiting)) return options.onDiagnostic(McpDiagnostic.UnmatchedResponse({ id }))
+            const httpStatus = field(message, HTTP_STATUS_KEY)
             return message.error !== undefined
-              ? Deferred.fail(waiting.value, new RpcErrorResponse(message.error))
+              ? Deferred.fail(
+                waiting.value,
+                new RpcErrorResponse(
+                  typeof httpStatus === "number" ? { ...message.error, httpStatus } : message.error
+                )
+              )
               : message.result !== undefined
               ? Deferred.succeed(waiting.value, message.result)
               : Deferred.fail(
@@ -200,11 +216,13 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       Effect.raceFirst(
         Deferred.await(deferred).pipe(
           Effect.mapError((e) =>
-            new McpProtocolError(
-              e.data === undefined
-                ? { method, code: e.code, message: e.message }
-                : { method, code: e.code, message: e.message, data: e.data }
-            )
+            new McpProtocolError({
+              method,
+              code: e.code,
+              message: e.message,
+              ...(e.data === undefined ? {} : { data: e.data }),
+              ...(e.httpStatus === undefined ? {} : { httpStatus: e.httpStatus })
+            })
           )
         ),
         Effect.flatMap(Deferred.await(ended), Effect.fail)
