@@ -417,6 +417,7 @@ export const make = (
       lastReport: number
     }
     const progressTokens = new Map<string, Tracked>()
+    const tokensByRequest = new Map<RequestId, string>()
     const callerTokens = new Set<string>()
     let nextToken = 0
     const tokenKey = (token: RequestId) => `${typeof token}:${token}`
@@ -553,6 +554,14 @@ export const make = (
             ),
           onNotification,
           onDiagnostic: report,
+          // A request's progress token is forgotten the moment its answer is read, so a report that comes
+          // after the answer is dropped even before the caller resumes.
+          onAnswered: (id) => {
+            const key = tokensByRequest.get(id)
+            if (key === undefined) return
+            tokensByRequest.delete(id)
+            progressTokens.delete(key)
+          },
           replyContext: replyContext(era)
         })
       }).pipe(Scope.extend(scope))
@@ -728,15 +737,22 @@ export const make = (
           meta = { ...meta, progressToken: token }
         }
         const resets = tracked !== undefined && options.resetTimeoutOnProgress === true
+        let requestId: RequestId | undefined
         const request = current.link.peer.request(method, envelope(current.info, params, meta), {
           timeout: resets ? maxTotalTimeout : timeout,
-          context
+          context,
+          onId: (id) =>
+            Effect.sync(() => {
+              requestId = id
+              if (tracked !== undefined && key !== undefined) tokensByRequest.set(id, key)
+            })
         })
         const guarded = resets && tracked !== undefined
           ? Effect.raceFirst(request, idleWatchdog(method, tracked, timeout))
           : request
         return yield* guarded.pipe(
           Effect.ensuring(Effect.sync(() => {
+            if (requestId !== undefined) tokensByRequest.delete(requestId)
             if (key === undefined) return
             progressTokens.delete(key)
             callerTokens.delete(key)

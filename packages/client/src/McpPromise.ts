@@ -26,7 +26,7 @@ import * as LlmBridge from "./LlmBridge.js"
 import * as LlmPromise from "./LlmPromise.js"
 import * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
-import type { McpClientError } from "./McpError.js"
+import { type McpClientError, McpClosedError } from "./McpError.js"
 import type {
   CallToolResult,
   CompleteResult,
@@ -117,8 +117,11 @@ export const fromLayer = async (
     })
   )
 
+  let closing: Promise<void> | undefined
   const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
-    runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
+    closing !== undefined
+      ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
+      : runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
       Exit.match({
         onSuccess: (a) => a,
         onFailure: (cause) => {
@@ -139,7 +142,6 @@ export const fromLayer = async (
   // The bridge runs on the default runtime, so executeToolCalls still resolves (is_error) after close().
   const { bridge: _, ...llm } = LlmPromise.fromBridge(LlmBridge.fromClient(client, bridgeOptions))
 
-  let closing: Promise<void> | undefined
   return {
     ...llm,
     era: () => run(client.era),

@@ -60,6 +60,8 @@ interface Position {
 
 const SSE = "text/event-stream"
 
+const parseJson = Option.liftThrowable((text: string): unknown => JSON.parse(text))
+
 const mediaType = (response: HttpClientResponse.HttpClientResponse): string =>
   (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
@@ -236,12 +238,10 @@ const connect = (client: Client, options: HttpOptions) =>
      */
     const deliver = (text: string, request: Request | undefined, status: number | undefined) =>
       Effect.suspend(() => {
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch {
-          return inbox.offer(text).pipe(Effect.as(false))
-        }
+        const parsed = parseJson(text)
+        // Not JSON: the peer reports it as a malformed frame.
+        if (Option.isNone(parsed)) return inbox.offer(text).pipe(Effect.as(false))
+        const value = parsed.value
         let answered = false
         let changed = false
         const settled: Array<RequestId> = []
@@ -578,12 +578,10 @@ const connect = (client: Client, options: HttpOptions) =>
     return connection
   })
 
-const isJsonRpcError = (text: string): boolean => {
-  try {
-    const value: unknown = JSON.parse(text)
-    return isRecord(value) && value["jsonrpc"] === "2.0" && isRecord(value["error"]) &&
+const isJsonRpcError = (text: string): boolean =>
+  Option.match(parseJson(text), {
+    onNone: () => false,
+    onSome: (value) =>
+      isRecord(value) && value["jsonrpc"] === "2.0" && isRecord(value["error"]) &&
       typeof value["error"]["code"] === "number"
-  } catch {
-    return false
-  }
-}
+  })

@@ -95,6 +95,8 @@ export interface PeerOptions {
   readonly onDiagnostic: (diagnostic: McpDiagnostic) => Effect.Effect<void>
   /** The context replies to server requests are sent with. */
   readonly replyContext: Effect.Effect<SendContext>
+  /** Told, on the reader, the moment the answer to a request arrives (before its caller resumes). */
+  readonly onAnswered?: ((id: RequestId) => void) | undefined
 }
 
 const decodeMessage = decodeWire(JsonRpcMessage)
@@ -175,6 +177,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             const id = message.id
             const waiting = id === undefined || id === null ? Option.none() : MutableHashMap.get(pending, id)
             if (Option.isNone(waiting)) return options.onDiagnostic(McpDiagnostic.UnmatchedResponse({ id }))
+            if (id !== undefined && id !== null) options.onAnswered?.(id)
             const httpStatus = field(message, HTTP_STATUS_KEY)
             return message.error !== undefined
               ? Deferred.fail(
