@@ -1,0 +1,211 @@
+/**
+ * Our client under the official MCP conformance suite (`@modelcontextprotocol/conformance client`).
+ *
+ *   node packages/conformance/dist/client.mjs <server-url>
+ *
+ * The runner passes the scenario in `MCP_CONFORMANCE_SCENARIO`, the protocol revision in
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION` and scenario data in `MCP_CONFORMANCE_CONTEXT` (JSON). The client settles
+ * the era with the library's own detection (`MCP_EFFECT_ERA=modern|legacy` insists on one), then does what a
+ * plain application would: it lists what the server offers and uses it. Elicitations are accepted with the
+ * schema's defaults, sampling answers with a fixed text, roots are empty.
+ *
+ * It always exits: 0 when every step worked, 1 otherwise (the reason on stderr), and after
+ * `MCP_EFFECT_DEADLINE_MS` (default 25 s, below the runner's 30 s) no matter what.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { McpClient, McpTransport } from "@mcp-effect/client"
+import type { McpClientError, McpSchema } from "@mcp-effect/client"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+
+type Json = McpSchema.JsonObject
+
+interface ToolCall {
+  readonly name: string
+  readonly arguments?: Json
+}
+
+const log = (message: string) => Effect.sync(() => process.stderr.write(`[conformance-client] ${message}\n`))
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A value for a schema with no default: what a user filling a form would plausibly give. */
+const sample = (schema: unknown): unknown => {
+  if (!isObject(schema)) return "test"
+  if ("default" in schema) return schema["default"]
+  if (Array.isArray(schema["enum"]) && schema["enum"].length > 0) return schema["enum"][0]
+  switch (schema["type"]) {
+    case "integer":
+    case "number":
+      return 1
+    case "boolean":
+      return true
+    case "array":
+      return []
+    case "object":
+      return argumentsFor(schema)
+    default:
+      return "test"
+  }
+}
+
+/** Arguments for a tool's `inputSchema`: every defaulted property, and a sample for each required one. */
+const argumentsFor = (schema: unknown): Json => {
+  if (!isObject(schema) || !isObject(schema["properties"])) return {}
+  const required = Array.isArray(schema["required"]) ? schema["required"] : []
+  const args: Record<string, unknown> = {}
+  for (const [key, property] of Object.entries(schema["properties"])) {
+    if (isObject(property) && "default" in property) args[key] = property["default"]
+    else if (required.includes(key)) args[key] = sample(property)
+  }
+  return args
+}
+
+type FormValue = string | number | boolean | ReadonlyArray<string>
+
+const isFormValue = (value: unknown): value is FormValue =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean" ||
+  (Array.isArray(value) && value.every((item) => typeof item === "string"))
+
+/** The elicitation answer: accept, with the requested schema's defaults (and samples for required fields). */
+const acceptWithDefaults = (params: Json | undefined) => {
+  const schema = params?.["requestedSchema"]
+  const content: Record<string, FormValue> = {}
+  if (isObject(schema) && isObject(schema["properties"])) {
+    const required = Array.isArray(schema["required"]) ? schema["required"] : []
+    for (const [key, property] of Object.entries(schema["properties"])) {
+      const value = isObject(property) && "default" in property
+        ? property["default"]
+        : required.includes(key)
+        ? sample(property)
+        : undefined
+      if (isFormValue(value)) content[key] = value
+    }
+  }
+  return { action: "accept" as const, content }
+}
+
+const parseContext = (): Record<string, unknown> => {
+  const raw = process.env["MCP_CONFORMANCE_CONTEXT"]
+  if (raw === undefined || raw === "") return {}
+  try {
+    const value: unknown = JSON.parse(raw)
+    return isObject(value) ? value : {}
+  } catch {
+    return {}
+  }
+}
+
+const toolCallsOf = (context: Record<string, unknown>): ReadonlyArray<ToolCall> | undefined => {
+  const calls = context["toolCalls"]
+  if (!Array.isArray(calls)) return undefined
+  return calls.flatMap((call: unknown): Array<ToolCall> =>
+    isObject(call) && typeof call["name"] === "string"
+      ? [isObject(call["arguments"]) ? { name: call["name"], arguments: call["arguments"] } : { name: call["name"] }]
+      : []
+  )
+}
+
+/** What the client does once connected, per scenario; the default uses everything the server lists. */
+const run = (scenario: string, context: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const info = yield* client.info
+    yield* log(`era ${info.era} at ${info.protocolVersion}; server ${info.serverInfo?.name ?? "(unnamed)"}`)
+    const capabilities = info.capabilities
+
+    const tools = capabilities.tools === undefined ? [] : yield* client.listTools()
+    yield* log(`tools: ${tools.map((tool) => tool.name).join(", ") || "(none)"}`)
+
+    if (scenario === "json-schema-ref-no-deref") return // listing is the whole test
+
+    if (scenario === "json-schema-2020-12-preservation") {
+      const focal = tools.find((tool) => tool.name === "json_schema_2020_12_tool")
+      if (focal === undefined) return yield* Effect.fail(new Error("json_schema_2020_12_tool is not listed"))
+      yield* client.callTool("json_schema_echo", { schema: focal.inputSchema })
+      return
+    }
+
+    const planned = toolCallsOf(context) ??
+      tools.map((tool): ToolCall => ({ name: tool.name, arguments: argumentsFor(tool.inputSchema) }))
+    for (const call of planned) {
+      const result = yield* client.callTool(call.name, call.arguments)
+      yield* log(`called ${call.name}: ${result.isError === true ? "tool error" : "ok"}`)
+    }
+
+    if (capabilities.resources !== undefined) {
+      for (const resource of yield* client.listResources()) {
+        yield* client.readResource(resource.uri)
+        yield* log(`read ${resource.uri}`)
+      }
+    }
+    if (capabilities.prompts !== undefined) {
+      for (const prompt of yield* client.listPrompts()) {
+        const args: Record<string, string> = {}
+        for (const argument of prompt.arguments ?? []) {
+          if (argument.required === true) args[argument.name] = "test"
+        }
+        yield* client.getPrompt(prompt.name, args)
+        yield* log(`got prompt ${prompt.name}`)
+      }
+    }
+  })
+
+const main = () => {
+  const url = process.argv[2]
+  if (url === undefined) {
+    process.stderr.write("usage: client.mjs <server-url>\n")
+    process.exit(2)
+  }
+  const scenario = process.env["MCP_CONFORMANCE_SCENARIO"] ?? "(none)"
+  const revision = process.env["MCP_CONFORMANCE_PROTOCOL_VERSION"]
+  const forced = process.env["MCP_EFFECT_ERA"]
+  const era = forced === "modern" || forced === "legacy" ? forced : "auto"
+  const deadline = Number(process.env["MCP_EFFECT_DEADLINE_MS"] ?? 25_000)
+  // Whatever happens, the process ends.
+  setTimeout(() => {
+    process.stderr.write(`[conformance-client] deadline of ${deadline} ms reached\n`)
+    process.exit(1)
+  }, deadline).unref()
+
+  const layer = McpClient.layer({
+    clientName: "mcp-effect-conformance",
+    era,
+    requestTimeout: "15 seconds",
+    onElicit: ({ params }) => Effect.succeed(acceptWithDefaults(params)),
+    onSample: () =>
+      Effect.succeed({
+        role: "assistant" as const,
+        content: { type: "text" as const, text: "This is a test response from the conformance client." },
+        model: "conformance-test-model",
+        stopReason: "endTurn"
+      }),
+    onListRoots: () => Effect.succeed({ roots: [] })
+  }).pipe(
+    Layer.provide(McpTransport.layerHttp({ url })),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+
+  const program = log(`scenario ${scenario}, revision ${revision ?? "(unset)"}, url ${url}`).pipe(
+    Effect.zipRight(run(scenario, parseContext())),
+    Effect.provide(layer),
+    Logger.withMinimumLogLevel(LogLevel.Warning),
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: false })))
+  )
+
+  Effect.runPromiseExit(program as Effect.Effect<void, McpClientError | Error>).then((exit) => {
+    if (Exit.isSuccess(exit)) {
+      process.stderr.write("[conformance-client] done\n")
+      process.exit(0)
+    }
+    process.stderr.write(`[conformance-client] failed: ${Cause.pretty(exit.cause)}\n`)
+    process.exit(1)
+  })
+}
+
+main()

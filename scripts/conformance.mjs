@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+/**
+ * `npm run conformance`: the official MCP conformance suite against our client.
+ *
+ * 1. Bundles packages/conformance/src/client.ts (and the library, from source) into one file,
+ *    packages/conformance/dist/client.mjs, so the runner's dozens of parallel start-ups stay fast.
+ * 2. Runs `conformance client --requirements <revision>` for 2025-11-25 and 2026-07-28 under Node 22 (the
+ *    `node` npm package; the suite needs it), with packages/conformance/expected-failures.yml as the baseline.
+ *    Each run's full output goes to packages/conformance/dist/conformance-<revision>.log.
+ * 3. Prints one line per requirement set, `<revision>: N passed, M failed`, counting the scored client
+ *    scenarios outside the baseline, and exits non-zero if any run had a failure not in the baseline (or a
+ *    baseline entry that now passes). The runner itself is installed on first use into conformance-harness/.
+ *
+ * Options: `--revision <rev>` (repeatable) runs only those sets; `--verbose` echoes the runner's output.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const require = createRequire(path.join(root, "package.json"))
+const pkg = path.join(root, "packages/conformance")
+const bundle = path.join(pkg, "dist/client.mjs")
+const baseline = path.join(pkg, "expected-failures.yml")
+
+const args = process.argv.slice(2)
+const verbose = args.includes("--verbose")
+const chosen = args.flatMap((arg, i) => (arg === "--revision" && args[i + 1] !== undefined ? [args[i + 1]] : []))
+const revisions = chosen.length > 0 ? chosen : ["2025-11-25", "2026-07-28"]
+
+// The runner needs Node 22: it lives in conformance-harness/, outside the workspaces, so that installing the
+// `node` package there does not put Node 22 in front of every other script. Installed on first use.
+const harness = path.join(root, "conformance-harness")
+if (!existsSync(path.join(harness, "node_modules", "node", "bin", "node"))) {
+  console.log("conformance: installing the runner (npm ci --prefix conformance-harness)")
+  const installed = spawnSync("npm", ["ci", "--prefix", harness, "--no-audit", "--no-fund"], { stdio: "inherit" })
+  if (installed.status !== 0) {
+    console.error("conformance: could not install the runner")
+    process.exit(2)
+  }
+}
+const harnessRequire = createRequire(path.join(harness, "package.json"))
+const packageDir = (name) => path.dirname(harnessRequire.resolve(`${name}/package.json`))
+
+const node22 = path.join(harness, "node_modules", "node", "bin", "node")
+const suiteDir = packageDir("@modelcontextprotocol/conformance")
+const cli = path.join(suiteDir, "dist/index.js")
+const { parse: parseYaml } = createRequire(path.join(suiteDir, "package.json"))("yaml")
+
+const fail = (message) => {
+  console.error(`conformance: ${message}`)
+  process.exit(2)
+}
+if (!existsSync(node22)) fail(`no Node 22 binary at ${node22} (is the "node" devDependency installed?)`)
+
+// --- 1. the bundle ---------------------------------------------------------------------------------------
+
+const { build } = await import("esbuild")
+mkdirSync(path.dirname(bundle), { recursive: true })
+await build({
+  entryPoints: [path.join(pkg, "src/client.ts")],
+  outfile: bundle,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  // Workspace packages resolve to their TypeScript sources.
+  conditions: ["source"],
+  // CommonJS dependencies (undici) call require() for Node built-ins.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning"
+})
+
+// --- 2. the runs -----------------------------------------------------------------------------------------
+
+const scoredClientScenarios = (revision) => {
+  const file = path.join(suiteDir, "requirements", `${revision}.yaml`)
+  if (!existsSync(file)) fail(`the installed suite has no requirement set ${revision}`)
+  return parseYaml(readFileSync(file, "utf8")).client ?? []
+}
+
+// Every scenario starts in parallel: on a busy machine a client can need more than the suite's default 30 s.
+const clientTimeout = 90_000
+const cacheDir = path.join(pkg, "dist/compile-cache")
+
+const runSet = (revision) =>
+  new Promise((resolve) => {
+    const log = createWriteStream(path.join(pkg, "dist", `conformance-${revision}.log`))
+    const child = spawn(
+      node22,
+      [
+        cli,
+        "client",
+        "--command",
+        // Our client runs on the machine's Node, like any user's program; only the runner needs 22.
+        `${process.execPath} ${bundle}`,
+        "--requirements",
+        revision,
+        "--expected-failures",
+        baseline,
+        "--timeout",
+        String(clientTimeout)
+      ],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          NO_COLOR: "1",
+          // The client gives up (and exits 1) a little before the suite would kill it.
+          MCP_EFFECT_DEADLINE_MS: String(clientTimeout - 5_000),
+          // V8's code cache: the bundle is compiled once, not by each of the dozens of clients.
+          NODE_COMPILE_CACHE: cacheDir
+        }
+      }
+    )
+    let stdout = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+      log.write(chunk)
+      if (verbose) process.stdout.write(chunk)
+    })
+    child.stderr.on("data", (chunk) => {
+      log.write(chunk)
+      if (verbose) process.stderr.write(chunk)
+    })
+    child.on("close", (code) => log.end(() => resolve({ revision, code: code ?? 1, stdout })))
+  })
+
+// The sets run one after the other: each already runs its scenarios in parallel.
+const results = []
+for (const revision of revisions) results.push(await runSet(revision))
+
+// --- 3. the verdict --------------------------------------------------------------------------------------
+
+const expected = new Set(parseYaml(readFileSync(baseline, "utf8")).client ?? [])
+
+// eslint-disable-next-line no-control-regex
+const plain = (text) => text.replace(/\u001b\[[0-9;]*m/g, "")
+let ok = true
+const lines = []
+for (const { revision, code, stdout } of results) {
+  const text = plain(stdout)
+  const outcome = new Map()
+  for (const match of text.matchAll(/^([✓✗]) (\S+): \d+ passed, \d+ failed/gmu)) outcome.set(match[2], match[1] === "✓")
+  const scored = scoredClientScenarios(revision)
+  const missing = scored.filter((name) => !outcome.has(name))
+  // The closing counts leave out the baseline (the auth/* scenarios): they say how the rest fared.
+  const counted = scored.filter((name) => !expected.has(name))
+  const passed = counted.filter((name) => outcome.get(name) === true).length
+  const failed = counted.length - passed
+  const unexpected = [...text.matchAll(/^\s+✗ (\S+)$/gmu)].map((match) => match[1])
+  const stale = [...text.matchAll(/^\s+✓ (\S+)$/gmu)].map((match) => match[1])
+  console.log(`\n== ${revision} ==`)
+  for (const name of scored) console.log(`  ${outcome.get(name) === true ? "✓" : "✗"} ${name}`)
+  if (unexpected.length > 0) console.log(`  unexpected failures: ${unexpected.join(", ")}`)
+  if (stale.length > 0) console.log(`  baseline entries now passing: ${stale.join(", ")}`)
+  if (missing.length > 0) console.log(`  not run: ${missing.join(", ")}`)
+  if (code !== 0 || missing.length > 0) ok = false
+  lines.push(`${revision}: ${passed} passed, ${failed} failed`)
+}
+console.log("")
+for (const line of lines) console.log(line)
+process.exit(ok ? 0 : 1)
