@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { isAlive } from "./fixtures/util.js"
 
 const connect = (options: McpTransport.StdioOptions) =>
   Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(
@@ -19,14 +20,6 @@ const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): M
   ...extra
 })
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("stdio transport", () => {
   it.scopedLive("frames newline-delimited JSON both ways, multi-byte characters intact", () =>

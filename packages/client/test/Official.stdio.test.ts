@@ -7,14 +7,14 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
+import { textOf } from "./fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/official")
 
 const official = (era: "both" | "legacy", options: McpClient.ClientOptions = {}) =>
   McpClient.layerStdio({ command: process.execPath, args: [script, "--era", era], ...options })
 
-const text = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  result.content.flatMap((block) => "text" in block && typeof block.text === "string" ? [block.text] : []).join("")
+
 
 const hooks: McpClient.ClientOptions = {
   onElicit: () => ({ action: "accept", content: { ok: true } }),
@@ -44,12 +44,12 @@ describe("official SDK server over stdio", () => {
           assert.strictEqual(yield* client.instructions, "Demo server built on the official MCP SDK")
           const tools = yield* client.listTools()
           assert.includeMembers(tools.map((t) => t.name), ["echo", "add", "confirm", "sample", "roots"])
-          assert.strictEqual(text(yield* client.callTool("echo", { text: "hi" })), "hi")
+          assert.strictEqual(textOf(yield* client.callTool("echo", { text: "hi" })), "hi")
           const sum = yield* client.callTool("add", { a: 2, b: 40 })
           assert.deepStrictEqual(sum.structuredContent, { sum: 42 })
-          assert.strictEqual(text(yield* client.callTool("confirm", { question: "go?" })), "confirmed: true")
-          assert.strictEqual(text(yield* client.callTool("sample", { prompt: "say hi" })), "model said: hi (max 100)")
-          assert.strictEqual(text(yield* client.callTool("roots", {})), "file:///work/a, file:///work/b")
+          assert.strictEqual(textOf(yield* client.callTool("confirm", { question: "go?" })), "confirmed: true")
+          assert.strictEqual(textOf(yield* client.callTool("sample", { prompt: "say hi" })), "model said: hi (max 100)")
+          assert.strictEqual(textOf(yield* client.callTool("roots", {})), "file:///work/a, file:///work/b")
           const failed = yield* client.callTool("fail", {})
           assert.isTrue(failed.isError)
           const prompt = yield* client.getPrompt("greet", { name: "Ada" })
@@ -67,7 +67,7 @@ describe("official SDK server over stdio", () => {
             const count = reports.length
             yield* Effect.sleep("100 millis")
             assert.strictEqual(reports.length, count)
-            return text(yield* client.callTool("confirm", { question: "go?" }))
+            return textOf(yield* client.callTool("confirm", { question: "go?" }))
           }).pipe(Effect.provide(official(server, {
             era: preference,
             onProgress: (report) => void reports.push(report),

@@ -11,14 +11,14 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import { isAlive, textOf } from "./fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/scripted")
 
 const scripted = (args: ReadonlyArray<string>, options: McpClient.ClientOptions = {}) =>
   McpClient.layerStdio({ command: process.execPath, args: [script, ...args], ...options })
 
-const text = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  result.content.flatMap((block) => "text" in block && typeof block.text === "string" ? [block.text] : []).join("")
+
 
 const history = (client: McpClient.Service) =>
   client.request("scripted/history").pipe(
@@ -28,14 +28,6 @@ const history = (client: McpClient.Service) =>
     })
   )
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("era branches over stdio", () => {
   it.live("modern: discover, then every request carries the envelope", () =>
@@ -43,7 +35,7 @@ describe("era branches over stdio", () => {
       const client = yield* McpClient.McpClient
       assert.strictEqual(yield* client.era, "modern")
       assert.strictEqual((yield* client.serverInfo)?.name, "scripted")
-      assert.strictEqual(text(yield* client.callTool("echo", { text: "hi" })), "hi")
+      assert.strictEqual(textOf(yield* client.callTool("echo", { text: "hi" })), "hi")
       const seen = yield* history(client)
       const call = seen.find((m) => m["method"] === "tools/call")
       const params = call?.["params"]
@@ -82,7 +74,7 @@ describe("era branches over stdio", () => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       assert.strictEqual(yield* client.era, "legacy")
-      assert.strictEqual(text(yield* client.callTool("echo", { text: "after restart" })), "after restart")
+      assert.strictEqual(textOf(yield* client.callTool("echo", { text: "after restart" })), "after restart")
       const methods = (yield* history(client)).map((m) => m["method"])
       assert.notInclude(methods, "server/discover")
     }).pipe(Effect.provide(scripted(["--mode", "legacy-exit"]))))
@@ -134,7 +126,7 @@ describe("the connection over stdio", () => {
       const results = yield* Effect.forEach(["a", "b", "c"], (t) => client.callTool("echo", { text: t }), {
         concurrency: "unbounded"
       })
-      assert.deepStrictEqual(results.map(text), ["a", "b", "c"])
+      assert.deepStrictEqual(results.map(textOf), ["a", "b", "c"])
       const seen = yield* Fiber.join(diagnostics)
       assert.isTrue([...seen].every((d) => d._tag === "MalformedFrame"))
     }).pipe(Effect.provide(scripted(["--mode", "garbage"]))))
@@ -156,7 +148,7 @@ describe("the connection over stdio", () => {
       assert.strictEqual(other._tag, "McpServerGoneError")
       assert.isBelow(Date.now() - started, 2000)
       // The next call starts the server again.
-      assert.strictEqual(text(yield* client.callTool("echo", { text: "again" })), "again")
+      assert.strictEqual(textOf(yield* client.callTool("echo", { text: "again" })), "again")
     }).pipe(Effect.provide(scripted(["--mode", "modern"]))))
 
   it.live("the stderr tail keeps the last 8 KiB", () =>
@@ -194,7 +186,7 @@ describe("the connection over stdio", () => {
 
   it("the Promise API rejects with the same tagged error instances", async () => {
     const client = await connectStdio({ command: process.execPath, args: [script, "--mode", "modern"] })
-    assert.strictEqual(text(await client.callTool("echo", { text: "promise" })), "promise")
+    assert.strictEqual(textOf(await client.callTool("echo", { text: "promise" })), "promise")
     const error = await client.callTool("error", {}).catch((e: unknown) => e)
     assert.instanceOf(error, Error)
     assert.strictEqual(typeof error === "object" && error !== null && "_tag" in error ? error._tag : "", "McpProtocolError")
@@ -220,10 +212,10 @@ describe("input, pagination, progress over stdio", () => {
   it.live("modern: several rounds, state-only rounds, two inputs at once", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      assert.strictEqual(text(yield* client.callTool("multi", { rounds: 3 })), "answers: a1, a2, a3")
-      assert.strictEqual(text(yield* client.callTool("state_only", { rounds: 2 })), "state rounds done")
-      assert.strictEqual(text(yield* client.callTool("both_inputs", {})), "elicit: accepted ok=true; roots: file:///srv")
-      assert.strictEqual(text(yield* client.callTool("confirm", {})), "accepted ok=true")
+      assert.strictEqual(textOf(yield* client.callTool("multi", { rounds: 3 })), "answers: a1, a2, a3")
+      assert.strictEqual(textOf(yield* client.callTool("state_only", { rounds: 2 })), "state rounds done")
+      assert.strictEqual(textOf(yield* client.callTool("both_inputs", {})), "elicit: accepted ok=true; roots: file:///srv")
+      assert.strictEqual(textOf(yield* client.callTool("confirm", {})), "accepted ok=true")
     }).pipe(Effect.provide(scripted(["--mode", "modern"], {
       onElicit: ({ params }) => {
         const message = String(params["message"])
@@ -236,12 +228,12 @@ describe("input, pagination, progress over stdio", () => {
   it.live("legacy: the same hooks answer the server's requests", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      assert.strictEqual(text(yield* client.callTool("confirm", {})), "accepted ok=false")
-      assert.strictEqual(text(yield* client.callTool("sample", {})), "sampled: hello")
-      assert.strictEqual(text(yield* client.callTool("roots", {})), "file:///a,file:///b")
-      assert.strictEqual(text(yield* client.callTool("ping_client", {})), "pong received")
+      assert.strictEqual(textOf(yield* client.callTool("confirm", {})), "accepted ok=false")
+      assert.strictEqual(textOf(yield* client.callTool("sample", {})), "sampled: hello")
+      assert.strictEqual(textOf(yield* client.callTool("roots", {})), "file:///a,file:///b")
+      assert.strictEqual(textOf(yield* client.callTool("ping_client", {})), "pong received")
       yield* client.notifyRootsChanged
-      assert.strictEqual(text(yield* client.callTool("roots_changed_count", {})), "1")
+      assert.strictEqual(textOf(yield* client.callTool("roots_changed_count", {})), "1")
     }).pipe(Effect.provide(scripted(["--mode", "legacy"], {
       onElicit: () => ({ action: "accept", content: { ok: false } }),
       onSample: () => ({ role: "assistant", content: { type: "text", text: "hello" }, model: "m" }),
@@ -253,7 +245,7 @@ describe("input, pagination, progress over stdio", () => {
       for (const mode of ["modern", "legacy"]) {
         const answers = yield* Effect.gen(function*() {
           const client = yield* McpClient.McpClient
-          return yield* Effect.forEach(["confirm", "sample", "roots"], (tool) => client.callTool(tool, {}).pipe(Effect.map(text)))
+          return yield* Effect.forEach(["confirm", "sample", "roots"], (tool) => client.callTool(tool, {}).pipe(Effect.map(textOf)))
         }).pipe(Effect.provide(scripted(["--mode", mode])))
         assert.deepStrictEqual(answers, ["no elicitation capability", "no sampling capability", "no roots capability"])
       }
@@ -265,13 +257,13 @@ describe("input, pagination, progress over stdio", () => {
       const error = yield* client.callTool("forever", {}).pipe(Effect.flip)
       assert.strictEqual(error._tag, "McpInputLoopExceededError")
       // 9 requests of the forever call (the original and 8 retries), then this one.
-      assert.strictEqual(text(yield* client.callTool("count", {})), "10")
+      assert.strictEqual(textOf(yield* client.callTool("count", {})), "10")
     }).pipe(Effect.provide(scripted(["--mode", "modern"], { onElicit: () => ({ action: "decline" }), maxInputRounds: 8 }))))
 
   it.live("a server asking for what was not declared is declined without calling anything", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      assert.strictEqual(text(yield* client.callTool("ask_undeclared", {})), "declined")
+      assert.strictEqual(textOf(yield* client.callTool("ask_undeclared", {})), "declined")
     }).pipe(Effect.provide(scripted(["--mode", "modern"]))))
 
   it.live("pagination: the empty-string cursor is followed; an endless list stops at maxPages", () =>
@@ -291,7 +283,7 @@ describe("input, pagination, progress over stdio", () => {
       const result = yield* McpClient.callTool("progress", { steps: 3, ms: 10 }, { toolCallId: "t1" }).pipe(
         Effect.provide(scripted(["--mode", "modern"], { onProgress: (r) => void reports.push(r) }))
       )
-      assert.strictEqual(text(result), "progress done")
+      assert.strictEqual(textOf(result), "progress done")
       assert.deepStrictEqual(reports, [1, 2, 3].map((i) => ({ toolCallId: "t1", progress: i, total: 3, message: `step ${i}` })))
     }))
 
@@ -304,7 +296,7 @@ describe("input, pagination, progress over stdio", () => {
         Effect.gen(function*() {
           const subscription = yield* client.listen({ toolsListChanged: true })
           assert.deepStrictEqual(subscription.acknowledged, { toolsListChanged: true })
-          assert.include(text(yield* client.callTool("add_tool", {})), "notified 1")
+          assert.include(textOf(yield* client.callTool("add_tool", {})), "notified 1")
           yield* subscription.notifications.pipe(Stream.take(1), Stream.runDrain)
         })
       )
