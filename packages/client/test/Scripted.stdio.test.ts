@@ -307,6 +307,34 @@ describe("input, pagination, progress over stdio", () => {
     }).pipe(Effect.provide(scripted(["--mode", "modern", "--ttl", "60000"]))))
 })
 
+describe("listen across a restart", () => {
+  it.live("a listen stream is re-established after the server died and was restarted", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* Effect.scoped(
+        Effect.gen(function*() {
+          const subscription = yield* client.listen({ toolsListChanged: true })
+          const received = yield* subscription.notifications.pipe(Stream.take(2), Stream.runCollect, Effect.fork)
+          assert.include(textOf(yield* client.callTool("list_changed", { kind: "tools" })), "notified 1")
+          yield* client.callTool("die", {}).pipe(Effect.flip)
+          // The next call restarts the server; the subscription comes back on the new process.
+          yield* client.era
+          let notified = ""
+          for (let i = 0; i < 50 && !notified.includes("notified 1"); i++) {
+            yield* Effect.sleep("100 millis")
+            notified = textOf(yield* client.callTool("list_changed", { kind: "tools" }))
+          }
+          assert.include(notified, "notified 1")
+          const both = yield* Fiber.join(received)
+          assert.deepStrictEqual([...both].map((n) => n.method), [
+            "notifications/tools/list_changed",
+            "notifications/tools/list_changed"
+          ])
+        })
+      )
+    }).pipe(Effect.provide(scripted(["--mode", "modern"]))))
+})
+
 /** The pid of a running child of this process whose command line mentions `needle` (Linux /proc). */
 const findChild = (needle: string): number | undefined => {
   for (const entry of fs.readdirSync("/proc")) {
