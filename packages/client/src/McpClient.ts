@@ -26,6 +26,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -362,6 +363,9 @@ interface CacheablePage {
 }
 
 let instances = 0
+
+/** Internal signal of `listAll`: a cursor stopped working, so the walk starts over. */
+class StaleCursor extends Data.TaggedError("StaleCursor")<{}> {}
 
 /**
  * Build a client over the transport in context. The first connection is opened at once (a server that
@@ -880,6 +884,7 @@ export const make = (
       callOptions: ListOptions | undefined
     ): Effect.Effect<ReadonlyArray<Item>, McpClientError> => {
       const decode = decodeAs(schema, method)
+      /** Fails with `StaleCursor` when a cursor stops working (modern): the pages before it may be stale. */
       const walk = (refresh: boolean | undefined) =>
         Effect.gen(function*() {
           const current = yield* session
@@ -889,15 +894,20 @@ export const make = (
           do {
             if (pages >= maxPages) return yield* new McpPaginationLimitError({ method, pages: maxPages })
             const params: JsonObject | undefined = cursor === undefined ? undefined : { cursor }
-            const page: Page = yield* cacheable(
-              current,
-              method,
-              JSON.stringify(cursor ?? null),
-              requestComplete(current, method, params, callOptions).pipe(
-                Effect.flatMap(decode),
-                Effect.map((value) => ({ value, ttlMs: value.ttlMs, cacheScope: value.cacheScope }))
-              ),
-              { ...callOptions, refresh }
+            const fetch = requestComplete(current, method, params, callOptions).pipe(
+              Effect.flatMap(decode),
+              Effect.map((value) => ({ value, ttlMs: value.ttlMs, cacheScope: value.cacheScope }))
+            )
+            const page: Page = yield* cacheable(current, method, JSON.stringify(cursor ?? null), fetch, {
+              ...callOptions,
+              refresh
+            }).pipe(
+              Effect.catchIf(
+                (error) =>
+                  cursor !== undefined && refresh !== true && current.info.era === "modern" &&
+                  error._tag === "McpProtocolError" && error.code === ErrorCode.InvalidParams,
+                () => new StaleCursor()
+              )
             )
             all.push(...items(page))
             cursor = page.nextCursor
@@ -907,15 +917,12 @@ export const make = (
         })
       // A cursor that stopped working: drop every cached page of the list and start over, once.
       return walk(callOptions?.refresh).pipe(
-        Effect.catchIf(
-          (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.InvalidParams,
-          (error) =>
-            cache.size.pipe(
-              Effect.flatMap((size) =>
-                size === 0 ? Effect.fail(error) : invalidate(method).pipe(Effect.zipRight(walk(true)))
-              )
-            )
-        )
+        Effect.catchTag("StaleCursor", () =>
+          invalidate(method).pipe(
+            Effect.zipRight(walk(true)),
+            // A refreshed walk reports a dead cursor as the protocol error it is, never as StaleCursor.
+            Effect.catchTag("StaleCursor", (e) => Effect.die(e))
+          ))
       )
     }
 

@@ -7,7 +7,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { legacyServer, metaOf, modernServer, ok, paramsOf } from "./fixtures/memoryServer.js"
+import { fail, legacyServer, metaOf, modernServer, ok, paramsOf } from "./fixtures/memoryServer.js"
 
 const withClient = <A, E>(
   transport: Layer.Layer<McpTransport.McpTransport>,
@@ -119,6 +119,31 @@ describe("ResultCache", () => {
           const reads = server.requests("resources/read").map((m) => paramsOf(m)["uri"])
           assert.deepStrictEqual(reads, ["test://a", "test://b", "test://a"])
         }))
+    }))
+
+  it.effect("a cursor that stops working drops the cached pages and starts over, once", () =>
+    Effect.gen(function*() {
+      let generation = 1
+      const server = modernServer({
+        "tools/list": (params) => {
+          const cursor = params?.["cursor"]
+          if (cursor === undefined) {
+            return ok({ tools: [{ name: `a${generation}`, inputSchema: {} }], nextCursor: `g${generation}`, ttlMs: 60_000 })
+          }
+          return cursor === `g${generation}`
+            ? ok({ tools: [{ name: `b${generation}`, inputSchema: {} }], ttlMs: 0 })
+            : fail(-32602, "invalid cursor")
+        }
+      })
+      const names = yield* withClient(server.layer, (client) =>
+        Effect.gen(function*() {
+          yield* client.listTools()
+          generation = 2 // the server moved on: the cached first page's cursor is dead
+          return (yield* client.listTools()).map((t) => t.name)
+        }))
+      assert.deepStrictEqual(names, ["a2", "b2"])
+      const cursors = server.requests("tools/list").map((m) => paramsOf(m)["cursor"])
+      assert.deepStrictEqual(cursors, [undefined, "g1", "g1", undefined, "g2"])
     }))
 
   it.effect("private entries are never shared across authorization contexts; public ones are", () =>
