@@ -322,6 +322,8 @@ interface Link {
   peer: Peer.Peer
   readonly era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>
   started: boolean
+  /** The settled session, once the era is known: the fast path of every call after the first. */
+  settled: Session | undefined
 }
 
 interface Session {
@@ -338,6 +340,10 @@ const decodeAs = <A, I>(schema: Schema.Schema<A, I>, method: string) => {
 }
 
 const decodeInputRequired = decodeAs(InputRequiredResult, "input_required")
+const decodeCallToolResult = decodeAs(CallToolResult, "tools/call")
+const decodeGetPromptResult = decodeAs(GetPromptResult, "prompts/get")
+const decodeReadResourceResult = decodeAs(ReadResourceResult, "resources/read")
+const decodeCompleteResult = decodeAs(CompleteResult, "completion/complete")
 const decodeProgress = Schema.decodeUnknownOption(ProgressParams)
 const decodeLog = Schema.decodeUnknownOption(LoggingMessageParams)
 const decodeFilter = Schema.decodeUnknownOption(
@@ -577,7 +583,7 @@ export const make = (
       const peer = yield* openPeer(connectionScope, era).pipe(
         Effect.tapError(() => Scope.close(scope, Exit.void))
       )
-      const opened: Link = { scope, connectionScope, peer, era, started: false }
+      const opened: Link = { scope, connectionScope, peer, era, started: false, settled: undefined }
       return opened
     })
 
@@ -674,7 +680,7 @@ export const make = (
         }
       })
 
-    const session: Effect.Effect<Session, McpClientError> = Effect.gen(function*() {
+    const settleSession: Effect.Effect<Session, McpClientError> = Effect.gen(function*() {
       const current = yield* currentLink
       if (!current.started) {
         current.started = true
@@ -689,7 +695,17 @@ export const make = (
         )
       }
       const info = yield* Deferred.await(current.era)
-      return { link: current, info }
+      const settled: Session = { link: current, info }
+      current.settled = settled
+      return settled
+    })
+
+    /** The current session: without the lock once the era is settled and the connection is alive. */
+    const session: Effect.Effect<Session, McpClientError> = Effect.suspend(() => {
+      const settled = link?.settled
+      return settled !== undefined && !closed && settled.link === link
+        ? Effect.flatMap(settled.link.peer.isEnded, (ended) => ended ? settleSession : Effect.succeed(settled))
+        : settleSession
     })
 
     const info = Effect.map(session, (s) => s.info)
@@ -979,7 +995,7 @@ export const make = (
           (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
           () => call(true)
         ),
-        Effect.flatMap((last) => decodeAs(CallToolResult, "tools/call")(last.result))
+        Effect.flatMap((last) => decodeCallToolResult(last.result))
       )
     }
 
@@ -1126,7 +1142,7 @@ export const make = (
       listPrompts: (listOptions) => listAll("prompts/list", ListPromptsResult, (page) => page.prompts, listOptions),
       getPrompt: (name, args, callOptions) =>
         requestWithInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, callOptions).pipe(
-          Effect.flatMap((last) => decodeAs(GetPromptResult, "prompts/get")(last.result))
+          Effect.flatMap((last) => decodeGetPromptResult(last.result))
         ),
       listResources: (listOptions) =>
         listAll("resources/list", ListResourcesResult, (page) => page.resources, listOptions),
@@ -1140,7 +1156,7 @@ export const make = (
             readKey(uri),
             requestWithInput("resources/read", { uri }, callOptions).pipe(
               Effect.flatMap((last) =>
-                decodeAs(ReadResourceResult, "resources/read")(last.result).pipe(
+                decodeReadResourceResult(last.result).pipe(
                   // A result reached through input rounds is never cached.
                   Effect.map((value) => ({
                     value,
@@ -1161,7 +1177,7 @@ export const make = (
             context === undefined ? { ref, argument } : { ref, argument, context },
             callOptions
           )
-        ).pipe(Effect.flatMap(decodeAs(CompleteResult, "completion/complete"))),
+        ).pipe(Effect.flatMap(decodeCompleteResult)),
       request: (method, params, callOptions) =>
         INPUT_METHODS.has(method)
           ? requestWithInput(method, params ?? {}, callOptions).pipe(Effect.map((last) => last.result))

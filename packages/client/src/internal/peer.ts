@@ -111,7 +111,8 @@ const parseFrame = (frame: string): Effect.Effect<ReadonlyArray<unknown>, string
 export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { connection } = options
-    const pending = MutableHashMap.empty<RequestId, Deferred.Deferred<unknown, RpcErrorResponse>>()
+    type Answer = Deferred.Deferred<unknown, RpcErrorResponse | McpServerGoneError | McpClosedError>
+    const pending = MutableHashMap.empty<RequestId, Answer>()
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const serving = yield* FiberMap.make<RequestId>()
     let nextId = 0
@@ -205,30 +206,38 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         })
       )
 
-    // Reader: when the connection's stream ends, record why; every request in flight races against `ended`.
+    /** Record why the connection ended and fail every request in flight with it (the first reason wins). */
+    const end = (reason: McpServerGoneError | McpClosedError) =>
+      Deferred.succeed(ended, reason).pipe(
+        Effect.zipRight(Deferred.await(ended)),
+        Effect.flatMap((first) =>
+          Effect.forEach(MutableHashMap.values(pending), (answer) => Deferred.fail(answer, first), { discard: true })
+        )
+      )
+
+    // Reader: when the connection's stream ends, everything in flight fails with the reason it ended.
     yield* connection.incoming.pipe(
       Stream.runForEach(onFrame),
       Effect.zipRight(connection.ended),
-      Effect.flatMap((reason) => Deferred.succeed(ended, reason)),
+      Effect.flatMap(end),
       Effect.forkScoped
     )
     // Closing the client fails what is still in flight with McpClosedError (runs before the reader stops).
-    yield* Effect.addFinalizer(() => Deferred.succeed(ended, new McpClosedError({ reason: "the client was closed" })))
+    yield* Effect.addFinalizer(() => end(new McpClosedError({ reason: "the client was closed" })))
 
-    const awaitAnswer = (method: string, deferred: Deferred.Deferred<unknown, RpcErrorResponse>) =>
-      Effect.raceFirst(
-        Deferred.await(deferred).pipe(
-          Effect.mapError((e) =>
-            new McpProtocolError({
+    const awaitAnswer = (method: string, answer: Answer) =>
+      Deferred.await(answer).pipe(
+        Effect.mapError((e) =>
+          e._tag === "RpcErrorResponse"
+            ? new McpProtocolError({
               method,
               code: e.code,
               message: e.message,
               ...(e.data === undefined ? {} : { data: e.data }),
               ...(e.httpStatus === undefined ? {} : { httpStatus: e.httpStatus })
             })
-          )
-        ),
-        Effect.flatMap(Deferred.await(ended), Effect.fail)
+            : e
+        )
       )
 
     const request = (method: string, params: JsonObject | undefined, requestOptions: RequestOptions) =>
@@ -239,7 +248,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
           : { jsonrpc: "2.0", id, method, params }
         const cancellable = requestOptions.cancellable ?? true
         return Effect.acquireUseRelease(
-          Deferred.make<unknown, RpcErrorResponse>().pipe(
+          Deferred.make<unknown, RpcErrorResponse | McpServerGoneError | McpClosedError>().pipe(
             Effect.tap((deferred) => MutableHashMap.set(pending, id, deferred))
           ),
           (deferred) =>
