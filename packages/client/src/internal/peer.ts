@@ -107,11 +107,41 @@ const parseFrame = (frame: string): Effect.Effect<ReadonlyArray<unknown>, string
     Effect.map((value) => Array.isArray(value) ? value : [value])
   )
 
+type AnswerError = RpcErrorResponse | McpServerGoneError | McpClosedError
+
+/**
+ * The answer to one request in flight: settled once, on the reader, and awaited by the request. A plain
+ * callback under `Effect.async` rather than a `Deferred`: this is the hot path of every call, and a `Deferred`
+ * costs several times more to make.
+ */
+interface Answer {
+  readonly settle: (exit: Exit.Exit<unknown, AnswerError>) => void
+  readonly await: Effect.Effect<unknown, AnswerError>
+}
+
+const makeAnswer = (): Answer => {
+  let settled: Exit.Exit<unknown, AnswerError> | undefined
+  let resume: ((effect: Effect.Effect<unknown, AnswerError>) => void) | undefined
+  return {
+    settle: (exit) => {
+      if (settled !== undefined) return
+      settled = exit
+      if (resume !== undefined) resume(exit)
+    },
+    await: Effect.async<unknown, AnswerError>((callback) => {
+      if (settled !== undefined) return callback(settled)
+      resume = callback
+      return Effect.sync(() => {
+        resume = undefined
+      })
+    })
+  }
+}
+
 /** @internal */
 export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { connection } = options
-    type Answer = Deferred.Deferred<unknown, RpcErrorResponse | McpServerGoneError | McpClosedError>
     const pending = MutableHashMap.empty<RequestId, Answer>()
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const serving = yield* FiberMap.make<RequestId>()
@@ -180,19 +210,19 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             if (Option.isNone(waiting)) return options.onDiagnostic(McpDiagnostic.UnmatchedResponse({ id }))
             if (id !== undefined && id !== null) options.onAnswered?.(id)
             const httpStatus = field(message, HTTP_STATUS_KEY)
-            return message.error !== undefined
-              ? Deferred.fail(
-                waiting.value,
-                new RpcErrorResponse(
-                  typeof httpStatus === "number" ? { ...message.error, httpStatus } : message.error
-                )
+            return Effect.sync(() =>
+              waiting.value.settle(
+                message.error !== undefined
+                  ? Exit.fail(
+                    new RpcErrorResponse(
+                      typeof httpStatus === "number" ? { ...message.error, httpStatus } : message.error
+                    )
+                  )
+                  : message.result !== undefined
+                  ? Exit.succeed(message.result)
+                  : Exit.fail(new RpcErrorResponse({ code: -32603, message: "response has neither result nor error" }))
               )
-              : message.result !== undefined
-              ? Deferred.succeed(waiting.value, message.result)
-              : Deferred.fail(
-                waiting.value,
-                new RpcErrorResponse({ code: -32603, message: "response has neither result nor error" })
-              )
+            )
           }
         }),
         Effect.asVoid
@@ -211,7 +241,9 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       Deferred.succeed(ended, reason).pipe(
         Effect.zipRight(Deferred.await(ended)),
         Effect.flatMap((first) =>
-          Effect.forEach(MutableHashMap.values(pending), (answer) => Deferred.fail(answer, first), { discard: true })
+          Effect.sync(() => {
+            for (const answer of MutableHashMap.values(pending)) answer.settle(Exit.fail(first))
+          })
         )
       )
 
@@ -226,7 +258,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     yield* Effect.addFinalizer(() => end(new McpClosedError({ reason: "the client was closed" })))
 
     const awaitAnswer = (method: string, answer: Answer) =>
-      Deferred.await(answer).pipe(
+      answer.await.pipe(
         Effect.mapError((e) =>
           e._tag === "RpcErrorResponse"
             ? new McpProtocolError({
@@ -248,9 +280,11 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
           : { jsonrpc: "2.0", id, method, params }
         const cancellable = requestOptions.cancellable ?? true
         return Effect.acquireUseRelease(
-          Deferred.make<unknown, RpcErrorResponse | McpServerGoneError | McpClosedError>().pipe(
-            Effect.tap((deferred) => MutableHashMap.set(pending, id, deferred))
-          ),
+          Effect.sync(() => {
+            const answer = makeAnswer()
+            MutableHashMap.set(pending, id, answer)
+            return answer
+          }),
           (deferred) =>
             Effect.gen(function*() {
               const alreadyEnded = yield* Deferred.poll(ended)
