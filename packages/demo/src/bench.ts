@@ -41,8 +41,8 @@ const envInt = (name: string, fallback: number): number => {
 const rounds = envInt("BENCH_ROUNDS", 5)
 const workload: Workload = {
   warmupCalls: envInt("BENCH_WARMUP", 200),
-  sequentialCalls: envInt("BENCH_SEQUENTIAL", 500),
-  concurrentCalls: envInt("BENCH_CONCURRENT", 2000),
+  sequentialCalls: envInt("BENCH_SEQUENTIAL", 400),
+  concurrentCalls: envInt("BENCH_CONCURRENT", 1600),
   inFlight: envInt("BENCH_IN_FLIGHT", 64)
 }
 /** Connect-only variants: a few calls so the connection is used, no timed call phases. */
@@ -136,7 +136,7 @@ const setup = [
     `flight; tools/call echo {text}`,
   "figures: median over the rounds ± median absolute deviation; CPU = this (client) process's user+system time"
 ]
-progress(`${setup.join("\n")}\n`)
+progress(`bench: ${all.length} variants, ${rounds} rounds (about 2 minutes)\n`)
 
 progress("warm-up round")
 for (const variant of all) {
@@ -195,7 +195,7 @@ out.push("Connect-only variants:")
 out.push(table(header, connectVariants.filter(selected).map(rowOf)))
 out.push("")
 
-const ratio = (a: number, b: number) => `${fixed(a / b, 2)}x`
+const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${fixed(a / b, 2)}x` : "-")
 const ratioHeader = [
   "ratio ours / official",
   "connect time",
@@ -232,4 +232,5 @@ out.push(
       ? "(no /proc: child processes not checked)"
       : `server processes still running: ${leftover.length === 0 ? "none" : leftover.join(", ")}`)
 )
+if (leftover !== undefined && leftover.length > 0) process.exitCode = 1
 process.stdout.write(`${out.join("\n")}\n`)
