@@ -176,7 +176,11 @@ const main = () => {
   const layer = McpClient.layer({
     clientName: "mcp-effect-conformance",
     era,
-    requestTimeout: "15 seconds",
+    // The runner starts every scenario (dozens of clients and servers) at once: on a 2-core machine an
+    // answer can take many seconds. Over HTTP a probe timeout is an error, not an era signal, so a long
+    // budget costs nothing; the process deadline above still bounds the run.
+    probeTimeout: "60 seconds",
+    requestTimeout: "60 seconds",
     onElicit: ({ params }) => Effect.succeed(acceptWithDefaults(params)),
     onSample: () =>
       Effect.succeed({
