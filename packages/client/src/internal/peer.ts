@@ -1,4 +1,5 @@
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -107,7 +108,14 @@ const parseFrame = (frame: string): Effect.Effect<ReadonlyArray<unknown>, string
     Effect.map((value) => Array.isArray(value) ? value : [value])
   )
 
-type AnswerError = RpcErrorResponse | McpServerGoneError | McpClosedError
+type AnswerError = RpcErrorResponse | McpServerGoneError | McpClosedError | McpTimeoutError
+
+/** A request's deadline, watched by the peer's one sweeper fiber instead of a timeout race per request. */
+interface Deadline {
+  readonly at: number
+  readonly answer: Answer
+  readonly timeout: () => McpTimeoutError
+}
 
 /**
  * The answer to one request in flight: settled once, on the reader, and awaited by the request. A plain
@@ -147,6 +155,68 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     const serving = yield* FiberMap.make<RequestId>()
     let nextId = 0
 
+    // Request timeouts: one sweeper sleeps (on the Clock, so TestClock drives it) until the earliest deadline and
+    // fails the answers that expired. Requests with the same timeout only ever add later deadlines, so in steady
+    // state it wakes about once per timeout period, not once per request. HTTP keeps `timeoutFail` (see below).
+    const deadlines = new Map<RequestId, Deadline>()
+    let armedFor = Infinity
+    let wake = yield* Deferred.make<void>()
+    yield* Effect.gen(function*() {
+      while (true) {
+        const now = yield* Clock.currentTimeMillis
+        let next = Infinity
+        for (const [id, deadline] of deadlines) {
+          if (deadline.at <= now) {
+            deadlines.delete(id)
+            deadline.answer.settle(Exit.fail(deadline.timeout()))
+          } else if (deadline.at < next) {
+            next = deadline.at
+          }
+        }
+        armedFor = next
+        wake = yield* Deferred.make<void>()
+        yield* next === Infinity
+          ? Deferred.await(wake)
+          : Effect.raceFirst(Effect.sleep(Duration.millis(next - now)), Deferred.await(wake))
+      }
+    }).pipe(Effect.forkScoped)
+
+    const arm = (id: RequestId, answer: Answer, method: string, requestOptions: RequestOptions) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const millis = Duration.toMillis(requestOptions.timeout)
+        if (!Number.isFinite(millis)) return
+        const at = now + millis
+        deadlines.set(id, {
+          at,
+          answer,
+          timeout: () => new McpTimeoutError({ method, limit: requestOptions.limit ?? "request", timeoutMillis: millis })
+        })
+        if (at < armedFor) {
+          armedFor = at
+          Deferred.unsafeDone(wake, Exit.void)
+        }
+      })
+
+    const timedOut = (exit: Exit.Exit<unknown, unknown>) =>
+      Exit.isFailure(exit) &&
+      Option.exists(Cause.failureOption(exit.cause), (e) => isRecord(e) && e["_tag"] === "McpTimeoutError")
+
+    /** A plain result for a request in flight, settled without the schema; anything else goes through it. */
+    const plainResult = (value: unknown): Effect.Effect<void> | undefined => {
+      if (!isRecord(value) || value["jsonrpc"] !== "2.0" || value["method"] !== undefined) return undefined
+      const id = value["id"]
+      const result = value["result"]
+      if (value["error"] !== undefined || result === undefined || (typeof id !== "number" && typeof id !== "string")) {
+        return undefined
+      }
+      const waiting = MutableHashMap.get(pending, id)
+      if (Option.isNone(waiting)) return undefined
+      return Effect.sync(() => {
+        options.onAnswered?.(id)
+        waiting.value.settle(Exit.succeed(result))
+      })
+    }
+
     const write = (message: OutboundMessage, context: SendContext) =>
       Effect.scoped(connection.send(message, context))
 
@@ -185,7 +255,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
           ))
 
     const dispatch = (value: unknown): Effect.Effect<void> =>
-      decodeMessage(value).pipe(
+      plainResult(value) ?? decodeMessage(value).pipe(
         Effect.matchEffect({
           onFailure: (error) =>
             options.onDiagnostic(
@@ -284,7 +354,10 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             const answer = makeAnswer()
             MutableHashMap.set(pending, id, answer)
             return answer
-          }),
+          }).pipe(
+            // HTTP's `send` reads the whole answer, so there the timeout must interrupt it (`timeoutFail` below).
+            Effect.tap((answer) => connection.kind === "http" ? Effect.void : arm(id, answer, method, requestOptions))
+          ),
           (deferred) =>
             Effect.gen(function*() {
               const alreadyEnded = yield* Deferred.poll(ended)
@@ -296,7 +369,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
           (_, exit) =>
             Effect.suspend(() => {
               MutableHashMap.remove(pending, id)
-              if (!Exit.isInterrupted(exit) || !cancellable) return Effect.void
+              deadlines.delete(id)
+              if (!(Exit.isInterrupted(exit) || timedOut(exit)) || !cancellable) return Effect.void
               if (requestOptions.context.era !== undefined && connection.cancelsByClosingStream(requestOptions.context.era)) {
                 return Effect.void
               }
@@ -311,8 +385,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
                 Effect.ignore
               )
             })
-        ).pipe(
-          Effect.timeoutFail({
+        ).pipe((self) =>
+          connection.kind !== "http" ? self : Effect.timeoutFail(self, {
             duration: requestOptions.timeout,
             onTimeout: () =>
               new McpTimeoutError({
