@@ -84,6 +84,37 @@ export const runOursEffect = (serverEra: ServerEra, clientEra: ClientEra, worklo
 // Ours, Promise API
 // -----------------------------------------------------------------------------
 
+/**
+ * The timed phases of a Promise-driven run, after warm-up: sequential calls, then calls in flight, then close.
+ */
+const timedPhases = async (
+  run: {
+    readonly start: number
+    readonly connected: number
+    readonly era: string
+    readonly call: () => Promise<unknown>
+    readonly close: () => Promise<void>
+  },
+  workload: Workload
+): Promise<RunResult> => {
+  const warm = performance.now()
+  const warmCpu = cpuNow()
+  for (let i = 0; i < workload.sequentialCalls; i++) await run.call()
+  const sequential = performance.now()
+  const sequentialCpu = cpuNow()
+  await inFlightPool(workload.concurrentCalls, workload.inFlight, run.call)
+  const concurrent = performance.now()
+  const concurrentCpu = cpuNow()
+  await run.close()
+  const closed = performance.now()
+  const { connected, era, start } = run
+  return resultOf(
+    { start, connected, warm, warmCpu, sequential, sequentialCpu, concurrent, concurrentCpu, closed },
+    workload,
+    era
+  )
+}
+
 export const runOursPromise = async (
   serverEra: ServerEra,
   clientEra: ClientEra,
@@ -107,21 +138,7 @@ export const runOursPromise = async (
       if (i === 0) checkEcho(result, "ours (Promise)")
     }
 
-    const warm = performance.now()
-    const warmCpu = cpuNow()
-    for (let i = 0; i < workload.sequentialCalls; i++) await call()
-    const sequential = performance.now()
-    const sequentialCpu = cpuNow()
-    await inFlightPool(workload.concurrentCalls, workload.inFlight, call)
-    const concurrent = performance.now()
-    const concurrentCpu = cpuNow()
-    await client.close()
-    const closed = performance.now()
-    return resultOf(
-      { start, connected, warm, warmCpu, sequential, sequentialCpu, concurrent, concurrentCpu, closed },
-      workload,
-      era
-    )
+    return await timedPhases({ start, connected, era, call, close: () => client.close() }, workload)
   } finally {
     await client.close()
   }
@@ -191,21 +208,7 @@ export const runOfficial = async (serverEra: ServerEra, mode: OfficialMode, work
       if (i === 0) checkEcho(result, "official")
     }
 
-    const warm = performance.now()
-    const warmCpu = cpuNow()
-    for (let i = 0; i < workload.sequentialCalls; i++) await call()
-    const sequential = performance.now()
-    const sequentialCpu = cpuNow()
-    await inFlightPool(workload.concurrentCalls, workload.inFlight, call)
-    const concurrent = performance.now()
-    const concurrentCpu = cpuNow()
-    await client.close()
-    const closed = performance.now()
-    return resultOf(
-      { start, connected, warm, warmCpu, sequential, sequentialCpu, concurrent, concurrentCpu, closed },
-      workload,
-      era
-    )
+    return await timedPhases({ start, connected, era, call, close: () => client.close() }, workload)
   } finally {
     await client.close()
   }
