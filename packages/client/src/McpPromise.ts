@@ -169,6 +169,10 @@ export const fromLayer = async (
   }
 }
 
+/** The bridge options a `connect*` call carries. */
+const bridgeOptionsOf = (options: { readonly toolConcurrency?: number | undefined }): LlmBridge.ClientBridgeOptions =>
+  options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
+
 /**
  * Start a server over stdio and connect to it.
  *
@@ -178,10 +182,7 @@ export const fromLayer = async (
 export const connectStdio = (
   options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<PromiseClient> =>
-  fromLayer(
-    McpClient.layerStdio(options),
-    options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
-  )
+  fromLayer(McpClient.layerStdio(options), bridgeOptionsOf(options))
 
 /**
  * Connect to a Streamable HTTP server (either era).
@@ -192,7 +193,4 @@ export const connectStdio = (
 export const connectHttp = (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<PromiseClient> =>
-  fromLayer(
-    McpClient.layerHttp(options),
-    options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
-  )
+  fromLayer(McpClient.layerHttp(options), bridgeOptionsOf(options))
