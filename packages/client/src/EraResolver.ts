@@ -38,7 +38,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { RequestError } from "./internal/peer.js"
+import type { RequestError } from "./internal/transport/peer.js"
 import {
   McpInvalidResponseError,
   type McpProtocolError,
