@@ -23,6 +23,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -36,7 +37,9 @@ import * as wire from "./httpWire.js"
 interface Request {
   readonly id: RequestId
   readonly method: string
-  readonly params?: JsonObject
+  readonly params?: JsonObject | undefined
+  /** Set the moment its answer is handed over. */
+  answered: boolean
 }
 
 interface Position {
@@ -75,7 +78,9 @@ const parseJson = (text: string): Option.Option<unknown> => {
 const isValidSessionId = (value: string) => /^[\x21-\x7e]+$/.test(value)
 
 const requestOf = (message: OutboundMessage): Request | undefined =>
-  "method" in message && "id" in message ? message : undefined
+  "method" in message && "id" in message
+    ? { id: message.id, method: message.method, params: message.params, answered: false }
+    : undefined
 
 const methodOf = (message: OutboundMessage): string | undefined => "method" in message ? message.method : undefined
 
@@ -152,6 +157,7 @@ const deliverValue = (state: State, value: unknown, request: Request | undefined
     if (answers(message, request)) answered = true
     state.receiver.message(message, meta)
   }
+  if (answered && request !== undefined) request.answered = true
   return answered
 }
 
@@ -469,16 +475,19 @@ const send = (state: State) => (message: OutboundMessage, context: SendContext) 
     }
     const headers = postHeaders(state, message, context, era)
     if (request !== undefined) {
-      // The POST lives in the request's scope: closing it (answered, timed out, cancelled) aborts it.
-      yield* postRequest(state, request, body, headers, context, era).pipe(
+      // The POST lives in the request's scope: closing it (timed out, cancelled, answered on another stream)
+      // aborts it; once it handed the answer over, it is let finish reading, so that the next request never
+      // races its teardown for the connection.
+      const fiber = yield* postRequest(state, request, body, headers, context, era).pipe(
         // When the connection ended (an expired session), the end fails the request, after what came before.
         Effect.catchAll((error) =>
           Effect.flatMap(Deferred.isDone(state.ended), (ended) =>
             ended ? Effect.void : Effect.sync(() => state.receiver.failed(request.id, error)))
         ),
         Effect.interruptible,
-        Effect.forkScoped
+        Effect.forkDaemon
       )
+      yield* Effect.addFinalizer(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber))
       return
     }
     // Interruptible even where the caller is not (the peer sends cancellations from a finalizer).
