@@ -141,7 +141,7 @@ const connect = (options: StdioOptions) =>
     child.once("exit", (code, signal) => setTimeout(() => gone(code, signal), 1000).unref())
     yield* Effect.addFinalizer(() => Effect.sync(() => end(new McpClosedError({}))))
 
-    const send = (message: OutboundMessage) => {
+    const write = (message: OutboundMessage): Effect.Effect<void, Ended | McpTransportError> => {
       if (endedWith !== undefined) return Effect.fail(endedWith)
       let line: string
       try {
@@ -168,6 +168,8 @@ const connect = (options: StdioOptions) =>
         child.stdout?.on("data", reader.data)
         child.stdout?.once("end", reader.end)
       })
+
+    const send = (message: OutboundMessage) => Effect.suspend(() => write(message))
 
     const connection: Connection = {
       kind: "stdio",
