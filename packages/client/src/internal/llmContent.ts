@@ -57,8 +57,11 @@ export const renderBlock = (block: ContentBlock, options: RenderOptions = {}): s
       const blob = typeof resource["blob"] === "string" ? resource["blob"] : ""
       return `[resource <${uri}>${mime === undefined ? "" : ` (${mime})`}, ${sizeOfBase64(blob)} of binary data; not shown]`
     }
+    case "unknown":
+      return `[${block.originalType} content; not shown]`
     default:
-      return `[${block.type} content; not shown]`
+      // An undecoded block (a local tool's own result) of a type this client does not know.
+      return `[${String(fields["type"])} content; not shown]`
   }
 }
 

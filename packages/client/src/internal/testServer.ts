@@ -1,0 +1,252 @@
+/**
+ * The in-memory MCP server of the testing kit: answers JSON-RPC in either era from declared tools, resources
+ * and prompts. It knows nothing of transports: it is given a message and a way to send.
+ *
+ * @internal
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type {
+  Definition,
+  HandlerContext,
+  InputResponse,
+  PromptDefinition,
+  ResourceDefinition,
+  ToolDefinition
+} from "../McpTestServer.js"
+import { type CallToolResult, type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
+
+/** What the server sends through (the transport adapter supplies it). @internal */
+export interface Outbound {
+  readonly send: (message: JsonObject) => Effect.Effect<void>
+}
+
+/** Raised inside a modern handler when it needs input the client has not given yet. @internal */
+class NeedsInput {
+  readonly _tag = "NeedsInput"
+  constructor(readonly key: string, readonly request: InputRequest) {}
+}
+
+class RpcFailure {
+  readonly _tag = "RpcFailure"
+  constructor(readonly code: number, readonly message: string) {}
+}
+
+const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+const paramsOf = (message: JsonObject): JsonObject => isRecord(message["params"]) ? message["params"] : {}
+const metaOf = (params: JsonObject): JsonObject => isRecord(params["_meta"]) ? params["_meta"] : {}
+
+const toolResult = (value: unknown): CallToolResult => {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] }
+  if (isRecord(value) && Array.isArray(value["content"])) return value as CallToolResult
+  const text = JSON.stringify(value) ?? "null"
+  return isRecord(value)
+    ? { content: [{ type: "text", text }], structuredContent: value }
+    : { content: [{ type: "text", text }] }
+}
+
+/** One connection's server: its state lives as long as the connection. @internal */
+export const makeConnection = (definition: Definition, out: Outbound) =>
+  Effect.gen(function*() {
+    const era = definition.era ?? "modern"
+    const pending = new Map<string, Deferred.Deferred<unknown>>()
+    const legacyLevel = yield* Ref.make<LoggingLevel | undefined>(undefined)
+    let nextServerId = 0
+
+    const capabilities: JsonObject = {
+      ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
+      ...(definition.resources !== undefined ? { resources: { subscribe: false, listChanged: true } } : {}),
+      ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
+      logging: {}
+    }
+    const serverInfo = { name: definition.name ?? "test-server", version: definition.version ?? "1.0.0" }
+    const complete = (result: JsonObject): JsonObject => era === "modern" ? { resultType: "complete", ...result } : result
+
+    const askLegacy = (method: string, params: JsonObject) =>
+      Effect.gen(function*() {
+        const id = `test-server-${++nextServerId}`
+        const answer = yield* Deferred.make<unknown>()
+        pending.set(id, answer)
+        yield* out.send({ jsonrpc: "2.0", id, method, params })
+        return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => pending.delete(id))))
+      })
+
+    const contextFor = (message: JsonObject, responses: Record<string, unknown>): HandlerContext => {
+      const params = paramsOf(message)
+      const meta = metaOf(params)
+      const token = meta["progressToken"]
+      const modernLevel = meta[MetaKey.logLevel]
+      let asked = 0
+      const input = <A>(method: string, inputParams: JsonObject): Effect.Effect<A> => {
+        const key = `input_${++asked}`
+        if (era === "legacy") return askLegacy(method, inputParams) as Effect.Effect<A>
+        if (key in responses) return Effect.succeed(responses[key] as A)
+        return Effect.die(new NeedsInput(key, { method, params: inputParams }))
+      }
+      return {
+        era,
+        arguments: isRecord(params["arguments"]) ? params["arguments"] : {},
+        progress: (progress, options) =>
+          token === undefined ? Effect.void : out.send({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress, ...options }
+          }),
+        log: (level, data) =>
+          Effect.gen(function*() {
+            const threshold = era === "modern"
+              ? (typeof modernLevel === "string" ? modernLevel : undefined)
+              : (yield* Ref.get(legacyLevel)) ?? "debug"
+            if (threshold === undefined) return
+            if (LEVELS.indexOf(level) < LEVELS.indexOf(threshold as LoggingLevel)) return
+            yield* out.send({ jsonrpc: "2.0", method: "notifications/message", params: { level, data } })
+          }),
+        notify: (method, notificationParams) =>
+          out.send({ jsonrpc: "2.0", method, ...(notificationParams === undefined ? {} : { params: notificationParams }) }),
+        elicit: (elicitParams) => input<InputResponse>("elicitation/create", { mode: "form", ...elicitParams }),
+        sample: (sampleParams) => input<InputResponse>("sampling/createMessage", sampleParams),
+        listRoots: input<InputResponse>("roots/list", {})
+      }
+    }
+
+    /** Run a handler in the era's input model: modern rounds through `input_required`, legacy through requests. */
+    const runWithInput = <A>(
+      message: JsonObject,
+      run: (context: HandlerContext) => Effect.Effect<A, unknown>,
+      done: (value: A) => JsonObject
+    ): Effect.Effect<JsonObject, RpcFailure> => {
+      const params = paramsOf(message)
+      const state = typeof params["requestState"] === "string" ? params["requestState"] : undefined
+      const carried: Record<string, unknown> = state === undefined ? {} : JSON.parse(state)
+      const fresh = isRecord(params["inputResponses"]) ? params["inputResponses"] : {}
+      const responses = { ...carried, ...fresh }
+      return Effect.suspend(() => run(contextFor(message, responses))).pipe(
+        Effect.map(done),
+        Effect.catchAllDefect((defect) =>
+          defect instanceof NeedsInput
+            ? Effect.succeed<JsonObject>({
+              resultType: "input_required",
+              inputRequests: { [defect.key]: defect.request },
+              requestState: JSON.stringify(responses)
+            })
+            : Effect.fail(new RpcFailure(-32603, `the handler died: ${String(defect)}`))
+        ),
+        Effect.catchAll((error) =>
+          error instanceof RpcFailure ? Effect.fail(error) : Effect.fail(new RpcFailure(-32603, String(error)))
+        )
+      )
+    }
+
+    const findTool = (name: unknown): ToolDefinition | undefined =>
+      (definition.tools ?? []).find((tool) => tool.name === name)
+    const findResource = (uri: unknown): ResourceDefinition | undefined =>
+      (definition.resources ?? []).find((resource) => resource.uri === uri)
+    const findPrompt = (name: unknown): PromptDefinition | undefined =>
+      (definition.prompts ?? []).find((prompt) => prompt.name === name)
+
+    const describeTool = (tool: ToolDefinition): JsonObject => ({
+      name: tool.name,
+      inputSchema: tool.inputSchema ?? { type: "object", properties: {} },
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
+    })
+
+    const route = (method: string, message: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
+      const params = paramsOf(message)
+      switch (method) {
+        case "server/discover":
+          if (era === "legacy") return Effect.fail(new RpcFailure(-32601, "Method not found: server/discover"))
+          return Effect.succeed({
+            resultType: "complete",
+            supportedVersions: [MODERN_VERSION],
+            capabilities,
+            ...(definition.instructions === undefined ? {} : { instructions: definition.instructions }),
+            _meta: { [MetaKey.serverInfo]: serverInfo }
+          })
+        case "initialize": {
+          if (era === "modern") return Effect.fail(new RpcFailure(-32601, "Method not found: initialize"))
+          const asked = params["protocolVersion"]
+          const version = typeof asked === "string" && LEGACY_VERSIONS.includes(asked) ? asked : LEGACY_VERSIONS[0]
+          return Effect.succeed({
+            protocolVersion: version ?? "2025-11-25",
+            capabilities,
+            serverInfo,
+            ...(definition.instructions === undefined ? {} : { instructions: definition.instructions })
+          })
+        }
+        case "ping":
+          return Effect.succeed({})
+        case "logging/setLevel":
+          return Ref.set(legacyLevel, params["level"] as LoggingLevel).pipe(Effect.as({}))
+        case "tools/list":
+          return Effect.succeed(complete({ tools: (definition.tools ?? []).map(describeTool) }))
+        case "tools/call": {
+          const tool = findTool(params["name"])
+          if (tool === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown tool: ${String(params["name"])}`))
+          return runWithInput(message, (context) => tool.handler(context.arguments, context), (value) =>
+            complete({ ...toolResult(value) }))
+        }
+        case "resources/list":
+          return Effect.succeed(complete({
+            resources: (definition.resources ?? []).map((r) => ({
+              uri: r.uri,
+              name: r.name ?? r.uri,
+              ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType })
+            }))
+          }))
+        case "resources/templates/list":
+          return Effect.succeed(complete({ resourceTemplates: [] }))
+        case "resources/read": {
+          const resource = findResource(params["uri"])
+          if (resource === undefined) {
+            return Effect.fail(new RpcFailure(era === "modern" ? -32602 : -32002, `Resource not found: ${String(params["uri"])}`))
+          }
+          return runWithInput(message, (context) => resource.read(context), (text) =>
+            complete({
+              contents: [{ uri: resource.uri, text, ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }) }]
+            }))
+        }
+        case "prompts/list":
+          return Effect.succeed(complete({
+            prompts: (definition.prompts ?? []).map((p) => ({
+              name: p.name,
+              ...(p.description === undefined ? {} : { description: p.description }),
+              ...(p.arguments === undefined ? {} : { arguments: p.arguments })
+            }))
+          }))
+        case "prompts/get": {
+          const prompt = findPrompt(params["name"])
+          if (prompt === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown prompt: ${String(params["name"])}`))
+          return runWithInput(message, (context) => prompt.get(context.arguments, context), (text) =>
+            complete({ messages: [{ role: "user", content: { type: "text", text } }] }))
+        }
+        default:
+          return Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
+      }
+    }
+
+    const handle = (message: JsonObject): Effect.Effect<void> => {
+      const method = message["method"]
+      const id = message["id"]
+      if (typeof method !== "string") {
+        // A response to one of our requests (legacy input).
+        const answer = typeof id === "string" ? pending.get(id) : undefined
+        if (answer === undefined) return Effect.void
+        return Deferred.succeed(answer, "result" in message ? message["result"] : { error: message["error"] }).pipe(
+          Effect.asVoid
+        )
+      }
+      if (id === undefined) return Effect.void
+      return route(method, message).pipe(
+        Effect.matchEffect({
+          onFailure: (failure) =>
+            out.send({ jsonrpc: "2.0", id, error: { code: failure.code, message: failure.message } }),
+          onSuccess: (result) => out.send({ jsonrpc: "2.0", id, result })
+        })
+      )
+    }
+    return { handle }
+  })
