@@ -28,15 +28,76 @@ import type { Era } from "./McpTransport.js"
 // Hook types
 // -----------------------------------------------------------------------------
 
+const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
 /**
- * What a hook is called with: the server's request.
+ * The parameters of `elicitation/create`, checked before the hook is called (a request without a `message`
+ * is refused). Unknown fields are kept.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ElicitParams = Schema.Struct({
+  mode: Schema.optional(Schema.Literal("form", "url")),
+  message: Schema.String,
+  requestedSchema: Schema.optional(Extra),
+  url: Schema.optional(Schema.String),
+  elicitationId: Schema.optional(Schema.String)
+}, Extra)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ElicitParams = typeof ElicitParams.Type
+
+/**
+ * The parameters of `sampling/createMessage`, checked before the hook is called (a request without
+ * `messages` and `maxTokens` is refused). Unknown fields are kept.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CreateMessageParams = Schema.Struct({
+  messages: Schema.Array(Schema.Struct({ role: Schema.Literal("user", "assistant"), content: Schema.Unknown }, Extra)),
+  maxTokens: Schema.Number,
+  systemPrompt: Schema.optional(Schema.String),
+  includeContext: Schema.optional(Schema.Literal("none", "thisServer", "allServers")),
+  temperature: Schema.optional(Schema.Number),
+  stopSequences: Schema.optional(Schema.Array(Schema.String)),
+  modelPreferences: Schema.optional(Extra),
+  metadata: Schema.optional(Extra),
+  tools: Schema.optional(Schema.Array(Schema.Unknown)),
+  toolChoice: Schema.optional(Schema.Unknown)
+}, Extra)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CreateMessageParams = typeof CreateMessageParams.Type
+
+/**
+ * The parameters each input method's hook is given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputParams {
+  readonly "elicitation/create": ElicitParams
+  readonly "sampling/createMessage": CreateMessageParams
+  readonly "roots/list": JsonObject
+}
+
+/**
+ * What a hook is called with: the server's request, its parameters typed for the method.
  *
  * @since 0.1.0
  * @category models
  */
 export interface InputRequestOf<Method extends string> {
   readonly method: Method
-  readonly params: JsonObject
+  readonly params: Method extends keyof InputParams ? InputParams[Method] : JsonObject
 }
 
 /**
@@ -200,6 +261,9 @@ const RootSchema = Schema.Struct({
 
 const ListRootsResultSchema = Schema.Struct({ roots: Schema.Array(RootSchema) })
 
+const decodeElicitParams = Schema.decodeUnknownOption(ElicitParams)
+const decodeCreateMessageParams = Schema.decodeUnknownOption(CreateMessageParams)
+
 /**
  * Check an elicitation form answer against the request's `requestedSchema` (the flat, primitive-only schema
  * the spec allows). Returns the problems found; empty means valid.
@@ -340,7 +404,13 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32602, `elicitation mode ${String(mode)} is not supported by this client`, false)
           : refused(method, `elicitation mode ${String(mode)} was not declared; declined`).pipe(Effect.as(decline))
       }
-      return runHook(hook, { method, params }).pipe(
+      const typed = decodeElicitParams(params)
+      if (typed._tag === "None") {
+        return era === "legacy"
+          ? refuse(method, -32602, "elicitation/create without a message", false)
+          : refused(method, "elicitation/create without a message; declined").pipe(Effect.as(decline))
+      }
+      return runHook(hook, { method, params: typed.value }).pipe(
         Effect.flatMap(decodeWire(ElicitResultSchema)),
         Effect.flatMap((result) => {
           if (result.action !== "accept" || mode !== "form") {
@@ -366,7 +436,11 @@ export const make = (hooks: InputHooks): Service => {
       if ((params["tools"] !== undefined || params["toolChoice"] !== undefined) && hooks.samplingTools !== true) {
         return refuse(method, -32602, "sampling with tools was not declared by this client", abandon)
       }
-      return runHook(hook, { method, params }).pipe(
+      const typed = decodeCreateMessageParams(params)
+      if (typed._tag === "None") {
+        return refuse(method, -32602, "sampling/createMessage without messages and maxTokens", abandon)
+      }
+      return runHook(hook, { method, params: typed.value }).pipe(
         Effect.flatMap((result) =>
           decodeWire(CreateMessageResultSchema)(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
         ),

@@ -121,11 +121,13 @@ export const fromLayer = async (
   const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
     closing !== undefined
       ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
+      : signal?.aborted === true
+      ? Promise.reject(LlmPromise.abortReason(signal))
       : runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
       Exit.match({
         onSuccess: (a) => a,
         onFailure: (cause) => {
-          throw Cause.squash(cause)
+          throw LlmPromise.failureOf(cause, signal)
         }
       })
     )
