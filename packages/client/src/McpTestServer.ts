@@ -42,6 +42,8 @@
  * - **Notifications.** `ctx.progress` (only when the request carried a progress token), `ctx.log` (modern:
  *   only at or above the request's log level, and only when it set one; legacy: after `logging/setLevel`),
  *   `ctx.notify` anything else.
+ * - `server.notify(method, params)` pushes a notification (to open `subscriptions/listen` requests in the
+ *   modern era, as it is in the legacy era; `resources/subscribe` is accepted).
  * - `server.received` is every message the client sent, for assertions.
  *
  * @since 0.1.0
@@ -157,6 +159,11 @@ export interface TestServer {
   readonly transport: Layer.Layer<McpTransport.McpTransport>
   /** A client of this server, with these options (hooks, timeouts, ...). */
   readonly layer: (options?: McpClient.ClientOptions) => Layer.Layer<McpClient.McpClient, McpClientError>
+  /**
+   * Send a notification to every connected client (`notifications/resources/updated`,
+   * `notifications/tools/list_changed`, ...): modern, on every open `subscriptions/listen`; legacy, as it is.
+   */
+  readonly notify: (method: string, params: JsonObject) => Effect.Effect<void>
   /** Every message the client sent, in order. */
   readonly received: Effect.Effect<ReadonlyArray<JsonObject>>
   /** The requests (messages with an id) of one method. */
@@ -179,10 +186,12 @@ export const tool = (definition: ToolDefinition): ToolDefinition => definition
  */
 export const make = (definition: Definition): TestServer => {
   const log: Array<JsonObject> = []
-  const transport = internal.layer(definition, (message) => Effect.sync(() => void log.push(message)))
+  const server = internal.make(definition, (message) => Effect.sync(() => void log.push(message)))
+  const transport = server.layer
   return {
     definition,
     transport,
+    notify: server.broadcast,
     layer: (options = {}) => McpClient.layer(options).pipe(Layer.provide(transport)),
     received: Effect.sync(() => [...log]),
     requests: (method) => Effect.sync(() => log.filter((m) => m["method"] === method && m["id"] !== undefined))

@@ -52,12 +52,14 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
   Effect.gen(function*() {
     const era = definition.era ?? "modern"
     const pending = new Map<string, Deferred.Deferred<unknown>>()
+    /** Modern `subscriptions/listen` requests still open, by their id. */
+    const listens = new Map<string | number, JsonObject>()
     const legacyLevel = yield* Ref.make<LoggingLevel | undefined>(undefined)
     let nextServerId = 0
 
     const capabilities: JsonObject = {
       ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
-      ...(definition.resources !== undefined ? { resources: { subscribe: false, listChanged: true } } : {}),
+      ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
       logging: {}
     }
@@ -179,6 +181,9 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         }
         case "ping":
           return Effect.succeed({})
+        case "resources/subscribe":
+        case "resources/unsubscribe":
+          return era === "legacy" ? Effect.succeed({}) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "logging/setLevel":
           return Ref.set(legacyLevel, params["level"] as LoggingLevel).pipe(Effect.as({}))
         case "tools/list":
@@ -240,6 +245,17 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         )
       }
       if (id === undefined) return Effect.void
+      if (method === "subscriptions/listen" && era === "modern" && (typeof id === "string" || typeof id === "number")) {
+        // Acknowledged at once with everything asked; the request stays open until the client cancels it.
+        const asked = paramsOf(message)["notifications"]
+        const filter = isRecord(asked) ? asked : {}
+        listens.set(id, filter)
+        return out.send({
+          jsonrpc: "2.0",
+          method: "notifications/subscriptions/acknowledged",
+          params: { notifications: filter, _meta: { [MetaKey.subscriptionId]: id } }
+        })
+      }
       return route(method, message).pipe(
         Effect.matchEffect({
           onFailure: (failure) =>
@@ -248,5 +264,19 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         })
       )
     }
-    return { handle }
+    /** A server-initiated notification: to every open listen (modern), or as it is (legacy). */
+    const broadcast = (method: string, params: JsonObject): Effect.Effect<void> =>
+      era === "legacy"
+        ? out.send({ jsonrpc: "2.0", method, params })
+        : Effect.forEach(
+          [...listens.keys()],
+          (id) => out.send({ jsonrpc: "2.0", method, params: { ...params, _meta: { [MetaKey.subscriptionId]: id } } }),
+          { discard: true }
+        )
+    const forget = (message: JsonObject): void => {
+      if (message["method"] !== "notifications/cancelled") return
+      const requestId = paramsOf(message)["requestId"]
+      if (typeof requestId === "string" || typeof requestId === "number") listens.delete(requestId)
+    }
+    return { handle: (message: JsonObject) => Effect.zipRight(Effect.sync(() => forget(message)), handle(message)), broadcast }
   })

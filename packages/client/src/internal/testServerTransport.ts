@@ -11,17 +11,28 @@ import type { JsonObject } from "../McpSchema.js"
 import * as McpTransport from "../McpTransport.js"
 import { makeConnection } from "./testServer.js"
 
+type Server = Effect.Effect.Success<ReturnType<typeof makeConnection>>
+
 /** @internal */
-export const layer = (
+export const make = (
   definition: Definition,
   received: (message: JsonObject) => Effect.Effect<void>
-): Layer.Layer<McpTransport.McpTransport> => {
+): {
+  readonly layer: Layer.Layer<McpTransport.McpTransport>
+  readonly broadcast: (method: string, params: JsonObject) => Effect.Effect<void>
+} => {
   // One server state per connection (a restarted connection starts afresh, as a restarted process would).
-  const servers = new WeakMap<McpTransport.MemoryPeer, (message: JsonObject) => Effect.Effect<void>>()
-  return McpTransport.layerMemory({
+  const servers = new Map<McpTransport.MemoryPeer, Server>()
+  const layer = McpTransport.layerMemory({
     onConnect: (peer) =>
-      Effect.map(makeConnection(definition, { send: peer.send }), (server) => void servers.set(peer, server.handle)),
-    onMessage: (message, peer) =>
-      Effect.zipRight(received(message), servers.get(peer)?.(message) ?? Effect.void)
+      Effect.gen(function*() {
+        const server = yield* makeConnection(definition, { send: peer.send })
+        servers.set(peer, server)
+        yield* Effect.addFinalizer(() => Effect.sync(() => servers.delete(peer)))
+      }),
+    onMessage: (message, peer) => Effect.zipRight(received(message), servers.get(peer)?.handle(message) ?? Effect.void)
   })
+  const broadcast = (method: string, params: JsonObject) =>
+    Effect.forEach([...servers.values()], (server) => server.broadcast(method, params), { discard: true })
+  return { layer, broadcast }
 }
