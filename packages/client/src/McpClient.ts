@@ -45,6 +45,7 @@ import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
 import { runLeaf } from "./internal/hooks.js"
 import * as mcpHeaders from "./internal/mcpHeaders.js"
+import * as outputSchema from "./internal/outputSchema.js"
 import * as Peer from "./internal/peer.js"
 import { McpDiagnostic } from "./McpDiagnostic.js"
 import {
@@ -949,11 +950,16 @@ export const make = (
       current.info.era === "modern" && current.link.peer.connection.kind === "http"
 
     const catalogue = new Map<string, Tool>()
+    /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
+    const outputSchemas = new Map<string, unknown>()
+    const checkOutput = outputSchema.makeChecker()
 
     const listTools = (listOptions: ListOptions | undefined) =>
       Effect.gen(function*() {
         const current = yield* session
         const tools = yield* listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions)
+        outputSchemas.clear()
+        for (const tool of tools) if (tool.outputSchema !== undefined) outputSchemas.set(tool.name, tool.outputSchema)
         if (!mirrorsHeaders(current)) return tools
         const valid: Array<Tool> = []
         for (const tool of tools) {
@@ -995,7 +1001,17 @@ export const make = (
           (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
           () => call(true)
         ),
-        Effect.flatMap((last) => decodeCallToolResult(last.result))
+        Effect.flatMap((last) => decodeCallToolResult(last.result)),
+        Effect.flatMap((result) => {
+          const schema = outputSchemas.get(name)
+          return schema === undefined ? Effect.succeed(result) : Effect.flatMap(
+            checkOutput(name, schema, result),
+            (problem) =>
+              problem === undefined
+                ? Effect.succeed(result)
+                : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+          )
+        })
       )
     }
 
