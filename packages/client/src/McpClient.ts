@@ -46,6 +46,7 @@ import * as InputFulfiller from "./InputFulfiller.js"
 import { runLeaf } from "./internal/hooks.js"
 import * as mcpHeaders from "./internal/mcpHeaders.js"
 import * as outputSchema from "./internal/outputSchema.js"
+import * as Telemetry from "./internal/telemetry.js"
 import * as Peer from "./internal/peer.js"
 import { McpDiagnostic } from "./McpDiagnostic.js"
 import {
@@ -150,6 +151,14 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   readonly cacheNamespace?: string | undefined
   /** The authorization context, for a shared `ResultCache`: private entries never cross it (default: unique). */
   readonly authContext?: string | undefined
+  /**
+   * Trace every operation as an Effect span following the OpenTelemetry semantic conventions for MCP
+   * (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, `mcp.protocol.version`, `network.transport`,
+   * `error.type`, ...), with the era probe, each request on the wire (input rounds, retries) and each input
+   * request served as child spans, and record durations in the `mcp.client.operation.duration` histogram.
+   * Off by default: then the request path carries no span and no metric.
+   */
+  readonly tracing?: boolean | undefined
 }
 
 /**
@@ -395,6 +404,7 @@ export const make = (
   Effect.gen(function*() {
     const transport = yield* McpTransport.McpTransport
     const resolver = yield* EraResolver.EraResolver
+    const telemetry = options.tracing === true ? Telemetry.make() : undefined
     const fulfiller = yield* InputFulfiller.InputFulfiller
     const cache = yield* ResultCache.ResultCache
     const clientScope = yield* Effect.scope
@@ -685,7 +695,8 @@ export const make = (
       const current = yield* currentLink
       if (!current.started) {
         current.started = true
-        yield* resolver.resolve(probeContext(current)).pipe(
+        const resolve = resolver.resolve(probeContext(current))
+        yield* (telemetry === undefined ? resolve : telemetry.probe(resolve)).pipe(
           Effect.tap((info) => afterHandshake(current, info)),
           Effect.onExit((exit) =>
             Exit.isInterrupted(exit)
@@ -762,11 +773,13 @@ export const make = (
         const request = current.link.peer.request(method, envelope(current.info, params, meta), {
           timeout: resets ? maxTotalTimeout : timeout,
           context,
-          onId: (id) =>
-            Effect.sync(() => {
+          onId: (id) => {
+            const remember = Effect.sync(() => {
               requestId = id
               if (tracked !== undefined && key !== undefined) tokensByRequest.set(id, key)
             })
+            return telemetry === undefined ? remember : Effect.zipRight(remember, telemetry.requestId(id))
+          }
         })
         const guarded = resets && tracked !== undefined
           ? Effect.raceFirst(request, idleWatchdog(method, tracked, timeout))
@@ -812,13 +825,15 @@ export const make = (
     const serveInputs = (method: string, requests: InputRequiredResult["inputRequests"] & {}) =>
       Effect.forEach(
         Object.entries(requests),
-        ([key, request]) =>
-          fulfiller.fulfil(request, "modern", report).pipe(
+        ([key, request]) => {
+          const served = fulfiller.fulfil(request, "modern", report).pipe(
             Effect.map((response) => [key, response] as const),
             Effect.mapError((refusal) =>
               new McpInputRefusedError({ method, inputMethod: refusal.method, key, reason: refusal.message })
             )
-          ),
+          )
+          return telemetry === undefined ? served : telemetry.input(request.method, key, served)
+        },
         { concurrency: "unbounded" }
       ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
 
@@ -839,9 +854,10 @@ export const make = (
       callOptions?: CallOptions,
       headersFor?: (current: Session) => Effect.Effect<Readonly<Record<string, string>> | undefined, McpClientError>
     ) =>
-      withOverall(
+      traced(method, params, withOverall(
         Effect.gen(function*() {
           const current = yield* session
+          if (telemetry !== undefined) yield* telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind)
           // Headers come from the original params, so every round carries the same ones.
           const headers = headersFor === undefined ? undefined : yield* headersFor(current)
           const first: Round = { round: 0, retry: undefined, result: undefined }
@@ -849,7 +865,8 @@ export const make = (
             while: (state) => state.result === undefined,
             body: (state) =>
               Effect.gen(function*() {
-                const raw = yield* send(current, method, { ...params, ...state.retry }, callOptions, headers)
+                const sent = send(current, method, { ...params, ...state.retry }, callOptions, headers)
+                const raw = yield* (telemetry === undefined ? sent : telemetry.round(method, state.round, sent))
                 const resultType = isRecord(raw) ? raw["resultType"] : undefined
                 if (resultType !== "input_required" || current.info.era === "legacy") {
                   return { ...state, result: yield* complete(method, raw) }
@@ -877,10 +894,27 @@ export const make = (
         }),
         method,
         callOptions
-      )
+      ), (last) => isRecord(last.result) && last.result["isError"] === true)
+
+    /** The operation's span and duration when tracing is on; the effect itself otherwise. */
+    const traced = <A, E, R>(
+      method: string,
+      params: JsonObject | undefined,
+      effect: Effect.Effect<A, E, R>,
+      isToolError?: (a: A) => boolean
+    ): Effect.Effect<A, E, R> => telemetry === undefined ? effect : telemetry.operation(method, params, effect, isToolError)
 
     const requestComplete = (current: Session, method: string, params: JsonObject | undefined, callOptions?: CallOptions) =>
-      send(current, method, params, callOptions).pipe(Effect.flatMap((raw) => complete(method, raw)))
+      traced(
+        method,
+        params,
+        (telemetry === undefined
+          ? send(current, method, params, callOptions)
+          : Effect.zipRight(
+            telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind),
+            telemetry.round(method, 0, send(current, method, params, callOptions))
+          )).pipe(Effect.flatMap((raw) => complete(method, raw)))
+      )
 
     /** A cacheable request: through the `ResultCache` for modern servers, straight to the wire for legacy ones. */
     const cacheable = <A>(
@@ -999,7 +1033,7 @@ export const make = (
         // A header mismatch may mean the schema changed: list the tools again and retry once.
         Effect.catchIf(
           (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
-          () => call(true)
+          () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
         ),
         Effect.flatMap((last) => decodeCallToolResult(last.result)),
         Effect.flatMap((result) => {
@@ -1309,3 +1343,12 @@ export const callTool = (name: string, args?: JsonObject, options?: CallOptions)
  * @category accessors
  */
 export const era = Effect.flatMap(McpClient, (client) => client.era)
+
+/**
+ * The histogram of operation durations (seconds) that a client with `tracing: true` records, tagged with
+ * `mcp.method.name` (the semantic conventions' `mcp.client.operation.duration`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const operationDuration = Telemetry.operationDuration
