@@ -46,6 +46,7 @@ import * as InputFulfiller from "./InputFulfiller.js"
 import { runLeaf } from "./internal/hooks.js"
 import * as mcpHeaders from "./internal/mcpHeaders.js"
 import * as outputSchema from "./internal/outputSchema.js"
+import * as Tasks from "./internal/tasks.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Peer from "./internal/peer.js"
 import { McpDiagnostic } from "./McpDiagnostic.js"
@@ -788,7 +789,7 @@ export const make = (
           Effect.ensuring(Effect.sync(() => {
             if (requestId !== undefined) tokensByRequest.delete(requestId)
             if (key === undefined) return
-            progressTokens.delete(key)
+            if (tracked !== undefined) progressTokens.delete(key)
             callerTokens.delete(key)
           }))
         )
@@ -987,13 +988,19 @@ export const make = (
     /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
     const outputSchemas = new Map<string, unknown>()
     const checkOutput = outputSchema.makeChecker()
+    /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
+    const taskTools = new Set<string>()
 
     const listTools = (listOptions: ListOptions | undefined) =>
       Effect.gen(function*() {
         const current = yield* session
         const tools = yield* listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions)
         outputSchemas.clear()
-        for (const tool of tools) if (tool.outputSchema !== undefined) outputSchemas.set(tool.name, tool.outputSchema)
+        taskTools.clear()
+        for (const tool of tools) {
+          if (tool.outputSchema !== undefined) outputSchemas.set(tool.name, tool.outputSchema)
+          if (Tasks.requiresTask(tool)) taskTools.add(tool.name)
+        }
         if (!mirrorsHeaders(current)) return tools
         const valid: Array<Tool> = []
         for (const tool of tools) {
@@ -1026,8 +1033,32 @@ export const make = (
         return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
       })
 
+    /**
+     * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
+     * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
+     */
+    const callToolAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
+      Effect.gen(function*() {
+        const token = `mcp-effect-${instanceId}-task-${++nextToken}`
+        const key = tokenKey(token)
+        progressTokens.set(key, { toolCallId: callOptions?.toolCallId, lastReport: yield* Clock.currentTimeMillis })
+        const withToken: CallOptions = { ...callOptions, progressToken: token }
+        const raw = yield* Tasks.callAsTask(
+          { request: (method, taskParams) => requestComplete(current, method, taskParams, callOptions) },
+          requestComplete(current, "tools/call", { ...params, task: {} }, withToken)
+        ).pipe(Effect.ensuring(Effect.sync(() => progressTokens.delete(key))))
+        return { round: 0, retry: undefined, result: raw }
+      })
+
     const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
       const params = args === undefined ? { name } : { name, arguments: args }
+      if (taskTools.has(name)) {
+        const asTask = Effect.flatMap(session, (current) =>
+          current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
+            ? callToolAsTask(current, params, callOptions)
+            : requestWithInput("tools/call", params, callOptions))
+        return asTask.pipe(Effect.flatMap((last) => decodeCallToolResult(last.result)), Effect.flatMap(checked(name)))
+      }
       const call = (refresh: boolean) => requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
       return call(false).pipe(
         // A header mismatch may mean the schema changed: list the tools again and retry once.
@@ -1036,16 +1067,19 @@ export const make = (
           () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
         ),
         Effect.flatMap((last) => decodeCallToolResult(last.result)),
-        Effect.flatMap((result) => {
-          const schema = outputSchemas.get(name)
-          return schema === undefined ? Effect.succeed(result) : Effect.flatMap(
-            checkOutput(name, schema, result),
-            (problem) =>
-              problem === undefined
-                ? Effect.succeed(result)
-                : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
-          )
-        })
+        Effect.flatMap(checked(name))
+      )
+    }
+
+    /** The result checked against the tool's `outputSchema`, when the catalogue gave one. */
+    const checked = (name: string) => (result: CallToolResult): Effect.Effect<CallToolResult, McpClientError> => {
+      const schema = outputSchemas.get(name)
+      return schema === undefined ? Effect.succeed(result) : Effect.flatMap(
+        checkOutput(name, schema, result),
+        (problem) =>
+          problem === undefined
+            ? Effect.succeed(result)
+            : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
       )
     }
 

@@ -105,6 +105,13 @@ export interface ToolDefinition {
   readonly inputSchema?: JsonObject | undefined
   readonly outputSchema?: JsonObject | undefined
   readonly annotations?: ToolAnnotations | undefined
+  /**
+   * Legacy era: the tool runs as a task (2025-11-25): `"required"` refuses a call without `task`, `"optional"`
+   * takes both. The server then declares `tasks` and serves `tasks/get`, `tasks/result`, `tasks/cancel`.
+   */
+  readonly taskSupport?: "optional" | "required" | undefined
+  /** Legacy tasks: the `pollInterval` the server suggests, in milliseconds (default 100). */
+  readonly pollInterval?: number | undefined
   readonly handler: (args: JsonObject, context: HandlerContext) => Effect.Effect<unknown, unknown>
 }
 

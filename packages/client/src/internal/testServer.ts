@@ -6,6 +6,7 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import type {
   Definition,
@@ -16,6 +17,13 @@ import type {
   ToolDefinition
 } from "../McpTestServer.js"
 import { type CallToolResult, type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
+
+interface TaskState {
+  status: "working" | "completed" | "failed" | "cancelled"
+  readonly pollInterval: number
+  readonly result: Deferred.Deferred<JsonObject, RpcFailure>
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+}
 
 /** What the server sends through (the transport adapter supplies it). @internal */
 export interface Outbound {
@@ -57,7 +65,11 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
     const legacyLevel = yield* Ref.make<LoggingLevel | undefined>(undefined)
     let nextServerId = 0
 
+    const tasksOffered = era === "legacy" && (definition.tools ?? []).some((tool) => tool.taskSupport !== undefined)
+    const tasks = new Map<string, TaskState>()
+    let nextTask = 0
     const capabilities: JsonObject = {
+      ...(tasksOffered ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
       ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
@@ -153,8 +165,59 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
       inputSchema: tool.inputSchema ?? { type: "object", properties: {} },
       ...(tool.description === undefined ? {} : { description: tool.description }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...(tool.taskSupport === undefined || era === "modern" ? {} : { execution: { taskSupport: tool.taskSupport } })
     })
+
+    const taskView = (taskId: string, state: TaskState): JsonObject => ({
+      taskId,
+      status: state.status,
+      createdAt: "2025-11-25T00:00:00Z",
+      lastUpdatedAt: "2025-11-25T00:00:00Z",
+      ttl: null,
+      pollInterval: state.pollInterval
+    })
+
+    /** A task-augmented call: answered with the task at once; the handler runs on a fiber of its own. */
+    const startTask = (tool: ToolDefinition, message: JsonObject) =>
+      Effect.gen(function*() {
+        const taskId = `task-${++nextTask}`
+        const result = yield* Deferred.make<JsonObject, RpcFailure>()
+        const state: TaskState = { status: "working", pollInterval: tool.pollInterval ?? 100, result, fiber: undefined }
+        tasks.set(taskId, state)
+        const run = runWithInput(message, (context) => tool.handler(context.arguments, context), (value) => ({ ...toolResult(value) })).pipe(
+          Effect.exit,
+          Effect.flatMap((exit) =>
+            Effect.sync(() => {
+              state.status = exit._tag === "Success" && exit.value["isError"] !== true ? "completed" : "failed"
+            }).pipe(Effect.zipRight(Deferred.complete(result, exit)))
+          )
+        )
+        state.fiber = yield* Effect.forkDaemon(run)
+        return { task: taskView(taskId, state) }
+      })
+
+    const taskRoute = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
+      const taskId = typeof params["taskId"] === "string" ? params["taskId"] : ""
+      const state = tasks.get(taskId)
+      if (state === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown task: ${taskId}`))
+      switch (method) {
+        case "tasks/get":
+          return Effect.succeed(taskView(taskId, state))
+        case "tasks/result":
+          return Deferred.await(state.result)
+        default: {
+          // tasks/cancel
+          if (state.status !== "working") return Effect.fail(new RpcFailure(-32602, `Task ${taskId} is already ${state.status}`))
+          state.status = "cancelled"
+          const fiber = state.fiber
+          return Effect.zipRight(
+            fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
+            Effect.zipRight(Deferred.fail(state.result, new RpcFailure(-32000, "Task cancelled")), Effect.succeed(taskView(taskId, state)))
+          )
+        }
+      }
+    }
 
     const route = (method: string, message: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
       const params = paramsOf(message)
@@ -191,9 +254,17 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         case "tools/call": {
           const tool = findTool(params["name"])
           if (tool === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown tool: ${String(params["name"])}`))
+          if (era === "legacy" && tool.taskSupport !== undefined && isRecord(params["task"])) return startTask(tool, message)
+          if (era === "legacy" && tool.taskSupport === "required") {
+            return Effect.fail(new RpcFailure(-32600, `Tool ${tool.name} must be called as a task`))
+          }
           return runWithInput(message, (context) => tool.handler(context.arguments, context), (value) =>
             complete({ ...toolResult(value) }))
         }
+        case "tasks/get":
+        case "tasks/result":
+        case "tasks/cancel":
+          return tasksOffered ? taskRoute(method, params) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "resources/list":
           return Effect.succeed(complete({
             resources: (definition.resources ?? []).map((r) => ({
