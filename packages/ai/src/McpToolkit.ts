@@ -5,7 +5,7 @@
  * ```ts
  * import { LanguageModel } from "@effect/ai"
  * import { McpToolkit } from "@mcp-effect/ai"
- * import { McpClient } from "@mcp-effect/client"
+ * import { NodeMcpClient } from "@mcp-effect/client"
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
@@ -18,7 +18,7 @@
  * })
  *
  * // provide a LanguageModel (OpenAiLanguageModel.model(...), AnthropicLanguageModel.model(...)) and a client:
- * export const main = program.pipe(Effect.provide(McpClient.layerStdio({ command: "my-server" })))
+ * export const main = program.pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })))
  * ```
  *
  * What the model gets, and what it reads back:

@@ -8,7 +8,7 @@
  */
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js"
 import * as Effect from "effect/Effect"
-import { canonicalJson } from "./llmNames.js"
+import { canonicalJson } from "./llm/names.js"
 import { type CallToolResult, isRecord } from "../McpSchema.js"
 
 /** Why a result does not match, or `undefined` when it does (or cannot be checked). @internal */

@@ -193,7 +193,8 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
             }).pipe(Effect.zipRight(Deferred.complete(result, exit)))
           )
         )
-        state.fiber = yield* Effect.forkDaemon(run)
+        // Interruptible whatever the transport's fiber was: tasks/cancel must be able to stop it.
+        state.fiber = yield* Effect.forkDaemon(Effect.interruptible(run))
         return { task: taskView(taskId, state) }
       })
 
