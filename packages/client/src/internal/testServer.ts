@@ -16,7 +16,7 @@ import type {
   ResourceDefinition,
   ToolDefinition
 } from "../McpTestServer.js"
-import { type CallToolResult, type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
+import { type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
 
 interface TaskState {
   status: "working" | "completed" | "failed" | "cancelled"
@@ -46,9 +46,9 @@ const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning
 const paramsOf = (message: JsonObject): JsonObject => isRecord(message["params"]) ? message["params"] : {}
 const metaOf = (params: JsonObject): JsonObject => isRecord(params["_meta"]) ? params["_meta"] : {}
 
-const toolResult = (value: unknown): CallToolResult => {
+const toolResult = (value: unknown): JsonObject => {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] }
-  if (isRecord(value) && Array.isArray(value["content"])) return value as CallToolResult
+  if (isRecord(value) && Array.isArray(value["content"])) return value
   const text = JSON.stringify(value) ?? "null"
   return isRecord(value)
     ? { content: [{ type: "text", text }], structuredContent: value }
@@ -93,10 +93,11 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
       const token = meta["progressToken"]
       const modernLevel = meta[MetaKey.logLevel]
       let asked = 0
-      const input = <A>(method: string, inputParams: JsonObject): Effect.Effect<A> => {
+      const input = (method: string, inputParams: JsonObject): Effect.Effect<InputResponse> => {
         const key = `input_${++asked}`
-        if (era === "legacy") return askLegacy(method, inputParams) as Effect.Effect<A>
-        if (key in responses) return Effect.succeed(responses[key] as A)
+        if (era === "legacy") return Effect.map(askLegacy(method, inputParams), (answer) => isRecord(answer) ? answer : {})
+        const answer = responses[key]
+        if (key in responses) return Effect.succeed(isRecord(answer) ? answer : {})
         return Effect.die(new NeedsInput(key, { method, params: inputParams }))
       }
       return {
@@ -114,14 +115,14 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
               ? (typeof modernLevel === "string" ? modernLevel : undefined)
               : (yield* Ref.get(legacyLevel)) ?? "debug"
             if (threshold === undefined) return
-            if (LEVELS.indexOf(level) < LEVELS.indexOf(threshold as LoggingLevel)) return
+            if (LEVELS.indexOf(level) < LEVELS.findIndex((l) => l === threshold)) return
             yield* out.send({ jsonrpc: "2.0", method: "notifications/message", params: { level, data } })
           }),
         notify: (method, notificationParams) =>
           out.send({ jsonrpc: "2.0", method, ...(notificationParams === undefined ? {} : { params: notificationParams }) }),
-        elicit: (elicitParams) => input<InputResponse>("elicitation/create", { mode: "form", ...elicitParams }),
-        sample: (sampleParams) => input<InputResponse>("sampling/createMessage", sampleParams),
-        listRoots: input<InputResponse>("roots/list", {})
+        elicit: (elicitParams) => input("elicitation/create", { mode: "form", ...elicitParams }),
+        sample: (sampleParams) => input("sampling/createMessage", sampleParams),
+        listRoots: input("roots/list", {})
       }
     }
 
@@ -249,7 +250,7 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         case "resources/unsubscribe":
           return era === "legacy" ? Effect.succeed({}) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "logging/setLevel":
-          return Ref.set(legacyLevel, params["level"] as LoggingLevel).pipe(Effect.as({}))
+          return Ref.set(legacyLevel, LEVELS.find((l) => l === params["level"])).pipe(Effect.as({}))
         case "tools/list":
           return Effect.succeed(complete({ tools: (definition.tools ?? []).map(describeTool) }))
         case "tools/call": {
