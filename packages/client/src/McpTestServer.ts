@@ -106,11 +106,13 @@ export interface ToolDefinition {
   readonly outputSchema?: JsonObject | undefined
   readonly annotations?: ToolAnnotations | undefined
   /**
-   * Legacy era: the tool runs as a task (2025-11-25): `"required"` refuses a call without `task`, `"optional"`
-   * takes both. The server then declares `tasks` and serves `tasks/get`, `tasks/result`, `tasks/cancel`.
+   * The tool runs as a task. Legacy era (2025-11-25 tasks): `"required"` refuses a call without `task`,
+   * `"optional"` takes both; the server declares `tasks` and serves `tasks/get`, `tasks/result`, `tasks/cancel`.
+   * Modern era (the `io.modelcontextprotocol/tasks` extension): the server advertises the extension and answers
+   * `resultType: "task"` to a client that declared it; input rounds go through `tasks/get` and `tasks/update`.
    */
   readonly taskSupport?: "optional" | "required" | undefined
-  /** Legacy tasks: the `pollInterval` the server suggests, in milliseconds (default 100). */
+  /** Tasks: the poll interval the server suggests, in milliseconds (default 100). */
   readonly pollInterval?: number | undefined
   readonly handler: (args: JsonObject, context: HandlerContext) => Effect.Effect<unknown, unknown>
 }

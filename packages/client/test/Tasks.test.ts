@@ -72,3 +72,66 @@ describe("legacy tasks", () => {
       assert.isFalse(received.some((m) => m["method"] === "notifications/cancelled"))
     }))
 })
+
+const modern = McpTestServer.make({
+  era: "modern",
+  tools: [
+    McpTestServer.tool({
+      name: "build",
+      taskSupport: "optional",
+      pollInterval: 500,
+      handler: (args, ctx) =>
+        Effect.gen(function*() {
+          const answer = yield* ctx.elicit({ message: "Deploy after building?", requestedSchema: { type: "object", properties: {} } })
+          yield* Effect.sleep("1 second")
+          if (args["fail"] === true) return yield* Effect.fail("compiler crashed")
+          return `built, ${String(answer["action"])}`
+        })
+    }),
+    McpTestServer.tool({ name: "endless", taskSupport: "optional", handler: () => Effect.never })
+  ]
+})
+
+describe("the modern tasks extension", () => {
+  it.effect("declared when advertised; a task answer is polled, its input served with tasks/update, its result returned", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(modern.definition)
+      const fiber = yield* McpClient.callTool("build").pipe(
+        Effect.provide(kit.layer({ onElicit: () => ({ action: "accept", content: {} }) })),
+        Effect.fork
+      )
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      const result = yield* Fiber.join(fiber)
+      const block = result.content[0]
+      assert.strictEqual(block?.type === "text" ? block.text : "", "built, accept")
+      const [call] = yield* kit.requests("tools/call")
+      const meta = paramsOf(call)["_meta"] as Record<string, Record<string, Record<string, unknown>>> | undefined
+      assert.deepStrictEqual(meta?.["io.modelcontextprotocol/clientCapabilities"]?.["extensions"], {
+        "io.modelcontextprotocol/tasks": {}
+      })
+      const updates = yield* kit.requests("tasks/update")
+      assert.strictEqual(updates.length, 1)
+      assert.deepStrictEqual(paramsOf(updates[0])["inputResponses"], { input_1: { action: "accept", content: {} } })
+      assert.isAbove((yield* kit.requests("tasks/get")).length, 1)
+    }))
+
+  it.effect("a failed task is its JSON-RPC error; interrupting the call sends tasks/cancel", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(modern.definition)
+      const failing = yield* McpClient.callTool("build", { fail: true }).pipe(Effect.flip, Effect.provide(kit.layer()), Effect.fork)
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      const error = yield* Fiber.join(failing)
+      assert.strictEqual(error._tag, "McpProtocolError")
+      assert.match(error.message, /compiler crashed/)
+
+      const endless = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const call = yield* Effect.fork(client.callTool("endless"))
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.interrupt(call)
+      }).pipe(Effect.provide(kit.layer()), Effect.fork)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(endless)
+      assert.strictEqual((yield* kit.requests("tasks/cancel")).length, 1)
+    }))
+})

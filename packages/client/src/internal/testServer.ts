@@ -18,6 +18,27 @@ import type {
 } from "../McpTestServer.js"
 import { type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
 
+interface ModernTaskState {
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled"
+  readonly pollIntervalMs: number
+  responses: JsonObject
+  inputRequests: JsonObject | undefined
+  result: JsonObject | undefined
+  error: JsonObject | undefined
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  readonly message: JsonObject
+}
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+/** Whether the request's client declared the tasks extension. */
+const clientTakesTasks = (params: JsonObject): boolean => {
+  const meta = params["_meta"]
+  const capabilities = isRecord(meta) ? meta[MetaKey.clientCapabilities] : undefined
+  const extensions = isRecord(capabilities) ? capabilities["extensions"] : undefined
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION])
+}
+
 interface TaskState {
   status: "working" | "completed" | "failed" | "cancelled"
   readonly pollInterval: number
@@ -65,11 +86,15 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
     const legacyLevel = yield* Ref.make<LoggingLevel | undefined>(undefined)
     let nextServerId = 0
 
-    const tasksOffered = era === "legacy" && (definition.tools ?? []).some((tool) => tool.taskSupport !== undefined)
+    const anyTaskTool = (definition.tools ?? []).some((tool) => tool.taskSupport !== undefined)
+    const tasksOffered = era === "legacy" && anyTaskTool
+    const modernTasksOffered = era === "modern" && anyTaskTool
+    const modernTasks = new Map<string, ModernTaskState>()
     const tasks = new Map<string, TaskState>()
     let nextTask = 0
     const capabilities: JsonObject = {
       ...(tasksOffered ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      ...(modernTasksOffered ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
       ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
       ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
@@ -122,7 +147,7 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
           out.send({ jsonrpc: "2.0", method, ...(notificationParams === undefined ? {} : { params: notificationParams }) }),
         elicit: (elicitParams) => input("elicitation/create", { mode: "form", ...elicitParams }),
         sample: (sampleParams) => input("sampling/createMessage", sampleParams),
-        listRoots: input("roots/list", {})
+        listRoots: Effect.suspend(() => input("roots/list", {}))
       }
     }
 
@@ -199,6 +224,91 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         return { task: taskView(taskId, state) }
       })
 
+    /** Modern tasks extension: one handler run per input round, as MRTR, its answers gathered by tasks/update. */
+    const modernTaskView = (taskId: string, state: ModernTaskState): JsonObject => ({
+      taskId,
+      status: state.status,
+      createdAt: "2026-07-28T00:00:00Z",
+      lastUpdatedAt: "2026-07-28T00:00:00Z",
+      ttlMs: null,
+      pollIntervalMs: state.pollIntervalMs,
+      ...(state.status === "input_required" && state.inputRequests !== undefined ? { inputRequests: state.inputRequests } : {}),
+      ...(state.status === "completed" && state.result !== undefined ? { result: state.result } : {}),
+      ...(state.status === "failed" && state.error !== undefined ? { error: state.error } : {})
+    })
+
+    const runModernTask = (tool: ToolDefinition, message: JsonObject, state: ModernTaskState) => {
+      const params = paramsOf(message)
+      const round = { ...message, params: { ...params, inputResponses: state.responses } }
+      return runWithInput(round, (context) => tool.handler(context.arguments, context), (value) => ({ ...toolResult(value) })).pipe(
+        Effect.match({
+          onFailure: (failure) => {
+            state.status = "failed"
+            state.error = { code: failure.code, message: failure.message }
+          },
+          onSuccess: (result) => {
+            if (result["resultType"] === "input_required" && isRecord(result["inputRequests"])) {
+              state.status = "input_required"
+              state.inputRequests = result["inputRequests"]
+            } else {
+              state.status = "completed"
+              state.result = result
+            }
+          }
+        }),
+        Effect.interruptible,
+        Effect.forkDaemon,
+        Effect.map((fiber) => {
+          state.fiber = fiber
+        })
+      )
+    }
+
+    const startModernTask = (tool: ToolDefinition, message: JsonObject) =>
+      Effect.gen(function*() {
+        const taskId = `task-${++nextTask}`
+        const state: ModernTaskState = {
+          status: "working",
+          pollIntervalMs: tool.pollInterval ?? 100,
+          responses: {},
+          inputRequests: undefined,
+          result: undefined,
+          error: undefined,
+          fiber: undefined,
+          message
+        }
+        modernTasks.set(taskId, state)
+        yield* runModernTask(tool, message, state)
+        return { resultType: "task", ...modernTaskView(taskId, { ...state, status: "working" }) }
+      })
+
+    const modernTaskRoute = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
+      const taskId = typeof params["taskId"] === "string" ? params["taskId"] : ""
+      const state = modernTasks.get(taskId)
+      if (state === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown task: ${taskId}`))
+      switch (method) {
+        case "tasks/get":
+          return Effect.succeed(complete(modernTaskView(taskId, state)))
+        case "tasks/update": {
+          const tool = findTool(paramsOf(state.message)["name"])
+          const answers = isRecord(params["inputResponses"]) ? params["inputResponses"] : {}
+          if (tool === undefined || state.status !== "input_required") return Effect.succeed(complete({}))
+          state.responses = { ...state.responses, ...answers }
+          state.status = "working"
+          state.inputRequests = undefined
+          return Effect.as(runModernTask(tool, state.message, state), complete({}))
+        }
+        default: {
+          if (state.status === "completed" || state.status === "failed" || state.status === "cancelled") {
+            return Effect.fail(new RpcFailure(-32602, `Task ${taskId} is already ${state.status}`))
+          }
+          state.status = "cancelled"
+          const fiber = state.fiber
+          return Effect.as(fiber === undefined ? Effect.void : Fiber.interrupt(fiber), complete({}))
+        }
+      }
+    }
+
     const taskRoute = (method: string, params: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
       const taskId = typeof params["taskId"] === "string" ? params["taskId"] : ""
       const state = tasks.get(taskId)
@@ -257,15 +367,21 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
           const tool = findTool(params["name"])
           if (tool === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown tool: ${String(params["name"])}`))
           if (era === "legacy" && tool.taskSupport !== undefined && isRecord(params["task"])) return startTask(tool, message)
+          if (modernTasksOffered && tool.taskSupport !== undefined && clientTakesTasks(params)) {
+            return startModernTask(tool, message)
+          }
           if (era === "legacy" && tool.taskSupport === "required") {
             return Effect.fail(new RpcFailure(-32600, `Tool ${tool.name} must be called as a task`))
           }
           return runWithInput(message, (context) => tool.handler(context.arguments, context), (value) =>
             complete({ ...toolResult(value) }))
         }
+        case "tasks/update":
+          return modernTasksOffered ? modernTaskRoute(method, params) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "tasks/get":
         case "tasks/result":
         case "tasks/cancel":
+          if (modernTasksOffered && method !== "tasks/result") return modernTaskRoute(method, params)
           return tasksOffered ? taskRoute(method, params) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "resources/list":
           return Effect.succeed(complete({

@@ -3,7 +3,8 @@
  * `params._meta`; legacy ones go as they are, over the `initialize`d session.
  */
 import type * as EraResolver from "../../EraResolver.js"
-import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
+import { type ClientCapabilities, isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
+import * as Tasks from "../tasks.js"
 import type { ClientContext } from "./context.js"
 
 /**
@@ -11,13 +12,35 @@ import type { ClientContext } from "./context.js"
  *
  * @internal
  */
-export const modernMeta = (context: ClientContext, protocolVersion: string, extra?: JsonObject): JsonObject => ({
+export const modernMeta = (
+  context: ClientContext,
+  protocolVersion: string,
+  extra?: JsonObject,
+  info?: EraResolver.EraInfo
+): JsonObject => ({
   ...extra,
   ...(context.options.logLevel === undefined ? {} : { [MetaKey.logLevel]: context.options.logLevel }),
   [MetaKey.protocolVersion]: protocolVersion,
   [MetaKey.clientInfo]: context.clientInfo,
-  [MetaKey.clientCapabilities]: context.fulfiller.capabilities("modern")
+  [MetaKey.clientCapabilities]: info === undefined ? context.fulfiller.capabilities("modern") : capabilitiesFor(context, info)
 })
+
+const withTasks = new WeakMap<EraResolver.EraInfo, ClientCapabilities>()
+
+/**
+ * The capabilities of a modern request: the hooks', plus the tasks extension when the server offers it (the
+ * client then follows a `resultType: "task"` answer). Computed once per settled session.
+ */
+const capabilitiesFor = (context: ClientContext, info: EraResolver.EraInfo): ClientCapabilities => {
+  const known = withTasks.get(info)
+  if (known !== undefined) return known
+  const base = context.fulfiller.capabilities("modern")
+  const capabilities = Tasks.serverOffersTasks(info.capabilities)
+    ? { ...base, extensions: { ...base.extensions, [Tasks.TASKS_EXTENSION]: {} } }
+    : base
+  withTasks.set(info, capabilities)
+  return capabilities
+}
 
 /**
  * The params as sent in this era, with the caller's `meta` merged into `_meta`.
@@ -31,7 +54,7 @@ export const envelope = (
   meta: JsonObject | undefined
 ): JsonObject | undefined => {
   const callerMeta = isRecord(params?.["_meta"]) ? { ...params["_meta"], ...meta } : meta
-  if (info.era === "modern") return { ...params, _meta: modernMeta(context, info.protocolVersion, callerMeta) }
+  if (info.era === "modern") return { ...params, _meta: modernMeta(context, info.protocolVersion, callerMeta, info) }
   if (callerMeta === undefined || Object.keys(callerMeta).length === 0) {
     if (params === undefined) return undefined
     const { _meta: _, ...rest } = params

@@ -17,6 +17,7 @@ import type * as McpTransport from "../../McpTransport.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { decodeInputRequired } from "./decode.js"
+import * as Tasks from "../tasks.js"
 import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 
@@ -201,6 +202,15 @@ export const make = (
     return (telemetry === undefined ? sent : telemetry.round(method, state.round, sent)).pipe(
       Effect.flatMap((raw) => {
         const resultType = isRecord(raw) ? raw["resultType"] : undefined
+        if (resultType === "task" && current.info.era === "modern" && Tasks.serverOffersTasks(current.info.capabilities)) {
+          return Tasks.followModernTask(method, raw, {
+            request: (taskMethod, taskParams) => requestComplete(current, taskMethod, taskParams, callOptions),
+            serve: (inputs) => serveInputs(method, inputs)
+          }).pipe(
+            Effect.flatMap((result) => complete(method, result)),
+            Effect.map((result): Round => ({ ...state, result }))
+          )
+        }
         if (resultType !== "input_required" || current.info.era === "legacy") {
           return Effect.map(complete(method, raw), (result): Round => ({ ...state, result }))
         }
