@@ -8,7 +8,9 @@ export const shared: ViteUserConfig = {
   resolve: {
     alias: [
       { find: /^@mcp-effect\/client$/, replacement: path.join(root, "packages/client/src/index.ts") },
-      { find: /^@mcp-effect\/client\/(.*)$/, replacement: path.join(root, "packages/client/src/$1.ts") }
+      { find: /^@mcp-effect\/client\/(.*)$/, replacement: path.join(root, "packages/client/src/$1.ts") },
+      { find: /^@mcp-effect\/ai$/, replacement: path.join(root, "packages/ai/src/index.ts") },
+      { find: /^@mcp-effect\/ai\/(.*)$/, replacement: path.join(root, "packages/ai/src/$1.ts") }
     ]
   },
   test: {

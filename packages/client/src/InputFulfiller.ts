@@ -29,14 +29,56 @@ import type { Era } from "./McpTransport.js"
 // -----------------------------------------------------------------------------
 
 /**
- * What a hook is called with: the server's request.
+ * The parameters of `elicitation/create`, checked before the hook is called (a request without a `message`
+ * is refused). Unknown fields are kept.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ElicitParams = internal.ElicitParams
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ElicitParams = typeof ElicitParams.Type
+
+/**
+ * The parameters of `sampling/createMessage`, checked before the hook is called (a request without
+ * `messages` and `maxTokens` is refused). Unknown fields are kept.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CreateMessageParams = internal.CreateMessageParams
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CreateMessageParams = typeof CreateMessageParams.Type
+
+/**
+ * The parameters each input method's hook is given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InputParams {
+  readonly "elicitation/create": ElicitParams
+  readonly "sampling/createMessage": CreateMessageParams
+  readonly "roots/list": JsonObject
+}
+
+/**
+ * What a hook is called with: the server's request, its parameters typed for the method.
  *
  * @since 0.1.0
  * @category models
  */
 export interface InputRequestOf<Method extends string> {
   readonly method: Method
-  readonly params: JsonObject
+  readonly params: Method extends keyof InputParams ? InputParams[Method] : JsonObject
 }
 
 /**

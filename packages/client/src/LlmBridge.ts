@@ -58,8 +58,10 @@
  * **`executeToolCalls`** never fails. A malformed call, arguments that are not JSON or not an object, an
  * unknown tool (after re-listing once), a tool result with `isError`, a protocol error, a timeout, an exhausted
  * input loop, a dead connection: each is that call's result with `is_error: true` and a reason the model can
- * read. Content is rendered to text: text as it is, structured content as JSON (unless a text block already
- * carries it), images and audio described by type and size, resource links by name and URI, embedded resources
+ * read. `undefined` or `null` instead of a list is no calls; a call without an id gets `call_<index>`, made
+ * unique within the batch so no two results share an id. Content is rendered to text: text as it is,
+ * structured content as JSON (unless the text blocks already carry the same data: one block equal to it, or
+ * to its `result` member, the shape SDKs use for a non-object output, or the blocks together as its list), images and audio described by type and size, resource links by name and URI, embedded resources
  * by URI and type (a text resource's first `maxResourceText` characters are shown, a blob never). The batch is
  * run by the `ToolScheduler` (see there): serial unless every call is to a read-only idempotent tool. Every
  * call carries the model's call id as `toolCallId`, which `onProgress` reports.
@@ -234,8 +236,11 @@ export interface Bridge<E> {
   readonly source: ToolSource<E>
   readonly toolsForLlm: (options?: ToolsForLlmOptions) => Effect.Effect<ReadonlyArray<FunctionTool>, E>
   readonly describeTools: (options?: ToolsForLlmOptions) => Effect.Effect<ReadonlyArray<LlmTool>, E>
-  /** One result per call, in call order. Never fails. */
-  readonly executeToolCalls: (calls: ReadonlyArray<ToolCall | unknown>) => Effect.Effect<ReadonlyArray<ToolResult>>
+  /**
+   * One result per call, in call order. Never fails, never throws, whatever `calls` is: `undefined` or `null`
+   * (a model reply without tool calls) gives no results, anything else that is not an array one error result.
+   */
+  readonly executeToolCalls: (calls: ReadonlyArray<ToolCall | unknown> | null | undefined | unknown) => Effect.Effect<ReadonlyArray<ToolResult>>
   /** What the tool's owner said about it (by exposed or original name); `None` if nothing, or no such tool. */
   readonly toolAnnotations: (name: string) => Effect.Effect<Option.Option<ToolAnnotations>, E>
 }
@@ -379,7 +384,7 @@ export const toolsForLlm = (
  * @category accessors
  */
 export const executeToolCalls = (
-  calls: ReadonlyArray<ToolCall | unknown>,
+  calls: ReadonlyArray<ToolCall | unknown> | null | undefined | unknown,
   options?: ClientBridgeOptions
 ): Effect.Effect<ReadonlyArray<ToolResult>, never, McpClient.McpClient> =>
   Effect.flatMap(make(options), (bridge) => bridge.executeToolCalls(calls))

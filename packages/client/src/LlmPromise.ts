@@ -64,9 +64,12 @@ export interface PromiseBridge<E = McpClientError> {
   readonly describeTools: (
     options?: LlmBridge.ToolsForLlmOptions & SignalOptions
   ) => Promise<ReadonlyArray<LlmBridge.LlmTool>>
-  /** One result per call, in call order; resolves whatever went wrong (rejects only on abort). */
+  /**
+   * One result per call, in call order; resolves whatever went wrong and whatever `calls` is (`undefined` from a
+   * reply without tool calls gives `[]`); never throws; rejects only on abort, with the signal's reason.
+   */
   readonly executeToolCalls: (
-    calls: ReadonlyArray<LlmBridge.ToolCall | unknown>,
+    calls: ReadonlyArray<LlmBridge.ToolCall | unknown> | null | undefined | unknown,
     options?: SignalOptions
   ) => Promise<ReadonlyArray<LlmBridge.ToolResult>>
   readonly toolAnnotations: (name: string, options?: SignalOptions) => Promise<ToolAnnotations | undefined>
@@ -88,16 +91,36 @@ export type Runner = <A, E>(
 const defaultRunner: Runner = (effect, options) =>
   Effect.runPromiseExit(effect, options?.signal === undefined ? undefined : { signal: options.signal })
 
-const settle = <A>(exit: Exit.Exit<A, unknown>): A =>
+/**
+ * What a Promise rejects with for a failed run: the signal's reason when the run was aborted (a `DOMException`
+ * named `AbortError` when `abort()` was given none), otherwise the error itself.
+ *
+ * @since 0.1.0
+ * @category error handling
+ */
+export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined): unknown =>
+  signal?.aborted === true && Cause.isInterruptedOnly(cause) ? abortReason(signal) : Cause.squash(cause)
+
+/**
+ * Why a signal was aborted: its reason, or a `DOMException` named `AbortError` when it has none.
+ *
+ * @since 0.1.0
+ * @category error handling
+ */
+export const abortReason = (signal: AbortSignal): unknown => {
+  const reason: unknown = signal.reason
+  return reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason
+}
+
+const settleWith = (signal: AbortSignal | undefined) => <A>(exit: Exit.Exit<A, unknown>): A =>
   Exit.match(exit, {
     onSuccess: (a) => a,
     onFailure: (cause) => {
-      throw Cause.squash(cause)
+      throw failureOf(cause, signal)
     }
   })
 
-const signalOf = (options: SignalOptions | undefined) =>
-  options?.signal === undefined ? undefined : { signal: options.signal }
+const settle = settleWith(undefined)
 
 const forLlm = (options: (LlmBridge.ToolsForLlmOptions & SignalOptions) | undefined): LlmBridge.ToolsForLlmOptions =>
   options?.strict === undefined ? {} : { strict: options.strict }
@@ -108,14 +131,21 @@ const forLlm = (options: (LlmBridge.ToolsForLlmOptions & SignalOptions) | undefi
  * @since 0.1.0
  * @category constructors
  */
-export const fromBridge = <E>(bridge: LlmBridge.Bridge<E>, runner: Runner = defaultRunner): PromiseBridge<E> => ({
-  toolsForLlm: (options) => runner(bridge.toolsForLlm(forLlm(options)), signalOf(options)).then(settle),
-  describeTools: (options) => runner(bridge.describeTools(forLlm(options)), signalOf(options)).then(settle),
-  executeToolCalls: (calls, options) => runner(bridge.executeToolCalls(calls), signalOf(options)).then(settle),
-  toolAnnotations: (name, options) =>
-    runner(Effect.map(bridge.toolAnnotations(name), Option.getOrUndefined), signalOf(options)).then(settle),
-  bridge
-})
+export const fromBridge = <E>(bridge: LlmBridge.Bridge<E>, runner: Runner = defaultRunner): PromiseBridge<E> => {
+  const run = <A>(effect: Effect.Effect<A, unknown>, options: SignalOptions | undefined): Promise<A> =>
+    Promise.resolve().then(() => {
+      const signal = options?.signal
+      if (signal?.aborted === true) return Promise.reject(abortReason(signal))
+      return runner(effect, signal === undefined ? undefined : { signal }).then(settleWith(signal))
+    })
+  return {
+    toolsForLlm: (options) => run(bridge.toolsForLlm(forLlm(options)), options),
+    describeTools: (options) => run(bridge.describeTools(forLlm(options)), options),
+    executeToolCalls: (calls, options) => run(bridge.executeToolCalls(calls), options),
+    toolAnnotations: (name, options) => run(Effect.map(bridge.toolAnnotations(name), Option.getOrUndefined), options),
+    bridge
+  }
+}
 
 /**
  * The bridge of a Promise client (`connectStdio`, `fromLayer`). Its effects run on the default runtime, so

@@ -31,6 +31,7 @@ import type * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
 import * as internal from "./internal/client/client.js"
+import * as Telemetry from "./internal/telemetry.js"
 import * as clientContext from "./internal/client/context.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
@@ -114,6 +115,14 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   readonly cacheNamespace?: string | undefined
   /** The authorization context, for a shared `ResultCache`: private entries never cross it (default: unique). */
   readonly authContext?: string | undefined
+  /**
+   * Trace every operation as an Effect span following the OpenTelemetry semantic conventions for MCP
+   * (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`, `mcp.protocol.version`, `network.transport`,
+   * `error.type`, ...), with the era probe, each request on the wire (input rounds, retries) and each input
+   * request served as child spans, and record durations in the `mcp.client.operation.duration` histogram.
+   * Off by default: then the request path carries no span and no metric.
+   */
+  readonly tracing?: boolean | undefined
 }
 
 /**
@@ -368,3 +377,12 @@ export const callTool = (name: string, args?: JsonObject, options?: CallOptions)
  * @category accessors
  */
 export const era = Effect.flatMap(McpClient, (client) => client.era)
+
+/**
+ * The histogram of operation durations (seconds) that a client with `tracing: true` records, tagged with
+ * `mcp.method.name` (the semantic conventions' `mcp.client.operation.duration`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const operationDuration = Telemetry.operationDuration

@@ -43,7 +43,24 @@ export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("Mc
   httpStatus: Schema.optional(Schema.Number)
 }) {
   readonly [TypeId]: TypeId = TypeId
+  /** The error's message exactly as the server sent it (`message` names the method and the code around it). */
+  readonly serverMessage: string
+
+  constructor(
+    props: { readonly method: string; readonly code: number; readonly message: string; readonly data?: unknown; readonly httpStatus?: number | undefined },
+    disableValidation?: boolean
+  ) {
+    const framing = protocolFraming(props.method, props.code)
+    const inner = props.message.startsWith(framing.prefix) && props.message.endsWith(framing.suffix)
+      ? props.message.slice(framing.prefix.length, props.message.length - framing.suffix.length)
+      : props.message
+    super({ ...props, message: `${framing.prefix}${inner}${framing.suffix}` }, disableValidation)
+    this.serverMessage = inner
+  }
 }
+
+/** `tools/call: Method not found (-32601)`: the parts around the server's message. */
+const protocolFraming = (method: string, code: number) => ({ prefix: `${method}: `, suffix: ` (${code})` })
 
 /**
  * A request got no answer within its limit. The request was cancelled on the wire (except `initialize`,

@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as EraResolver from "./EraResolver.js"
 import * as LlmBridge from "./LlmBridge.js"
@@ -34,6 +35,7 @@ import type {
   GetPromptResult,
   Implementation,
   JsonObject,
+  LoggingLevel,
   Notification,
   Prompt,
   ReadResourceResult,
@@ -87,6 +89,16 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
   ) => Promise<CompleteResult>
   readonly request: (method: string, params?: JsonObject, options?: PromiseCallOptions) => Promise<unknown>
   readonly notifyRootsChanged: () => Promise<void>
+  /** `ping`: resolves when the server answers. */
+  readonly ping: (options?: PromiseCallOptions) => Promise<void>
+  /** Legacy servers: `logging/setLevel` (a modern server takes the level from the client's `logLevel` option). */
+  readonly setLogLevel: (level: LoggingLevel, options?: PromiseCallOptions) => Promise<void>
+  /**
+   * `McpClient.listen` as an async iterator: list changes and resource updates (`resourceSubscriptions`: the
+   * resources to subscribe to, in either era). Resolves once the server acknowledged; `close()` (or leaving a
+   * `for await` loop) ends the subscription.
+   */
+  readonly listen: (filter: McpClient.SubscriptionFilter) => Promise<PromiseSubscription>
   /** Call `listener` for every notification until the returned function is called. */
   readonly onNotification: (listener: (notification: Notification) => void) => () => void
   /** Call `listener` for every diagnostic until the returned function is called. */
@@ -100,6 +112,22 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
  * Wrap any client layer as a Promise client. Resolves once the layer is built (the server is started),
  * rejects with the layer's error otherwise.
  *
+ * @since 0.1.0
+ * @category constructors
+ */
+/**
+ * A subscription of the Promise API: iterate it with `for await`; `close()` ends it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseSubscription extends AsyncIterable<Notification> {
+  /** What the server agreed to send. */
+  readonly acknowledged: McpClient.SubscriptionFilter
+  readonly close: () => Promise<void>
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */
@@ -122,11 +150,13 @@ export const fromLayer = async (
   const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
     closing !== undefined
       ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
+      : signal?.aborted === true
+      ? Promise.reject(LlmPromise.abortReason(signal))
       : runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
       Exit.match({
         onSuccess: (a) => a,
         onFailure: (cause) => {
-          throw Cause.squash(cause)
+          throw LlmPromise.failureOf(cause, signal)
         }
       })
     )
@@ -160,6 +190,34 @@ export const fromLayer = async (
     complete: (ref, argument, context, options) => run(client.complete(ref, argument, context, options), options?.signal),
     request: (method, params, options) => run(client.request(method, params, options), options?.signal),
     notifyRootsChanged: () => run(client.notifyRootsChanged),
+    ping: (options) => run(Effect.asVoid(client.request("ping", {}, options)), options?.signal),
+    setLogLevel: (level, options) =>
+      run(Effect.asVoid(client.request("logging/setLevel", { level }, options)), options?.signal),
+    listen: async (filter) => {
+      const scope = await runtime.runPromise(Scope.make())
+      const release = () => runtime.runPromise(Scope.close(scope, Exit.void))
+      const subscription = await run(Scope.extend(client.listen(filter), scope)).catch(async (error: unknown) => {
+        await release()
+        throw error
+      })
+      const iterable = Stream.toAsyncIterableRuntime(subscription.notifications, await runtime.runtime())
+      let closed: Promise<void> | undefined
+      const close = () => (closed ??= release())
+      return {
+        acknowledged: subscription.acknowledged,
+        close,
+        [Symbol.asyncIterator]: () => {
+          const inner = iterable[Symbol.asyncIterator]()
+          return {
+            next: () => inner.next(),
+            return: async (value?: unknown) => {
+              await close()
+              return inner.return === undefined ? { done: true as const, value } : inner.return(value)
+            }
+          }
+        }
+      }
+    },
     onNotification: listen(client.notifications),
     onDiagnostic: listen(client.diagnostics),
     close: () => {

@@ -303,12 +303,36 @@ export const EmbeddedResource = Schema.Struct({
 })
 
 /**
- * A content block of a type this client does not know (a later revision or an extension): kept, not rejected.
+ * A content block of a type this client does not know (a later revision or an extension), or a known type
+ * with fields missing: kept, not rejected. It is decoded as `{ type: "unknown", originalType, block }` (the block as it came), so that the known types
+ * stay a discriminated union: `block.type === "text"` narrows a `ContentBlock` to `TextContent`. Encoding
+ * gives the original block back.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const OtherContent = Schema.Struct({ type: Schema.String })
+export const OtherContent = Schema.transform(
+  Schema.Struct({ type: Schema.String }, {
+    key: Schema.String,
+    value: Schema.Unknown
+  }),
+  Schema.Struct({
+    type: Schema.Literal("unknown"),
+    originalType: Schema.String,
+    block: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }),
+  {
+    strict: false,
+    decode: (block) => ({ type: "unknown" as const, originalType: block.type, block }),
+    encode: (unknown) => ({ ...unknown.block, type: unknown.originalType })
+  }
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type OtherContent = typeof OtherContent.Type
 
 /**
  * @since 0.1.0

@@ -147,6 +147,18 @@ const render = (value: unknown): LlmBridge.ToolOutcome => {
 }
 
 /**
+ * `Schema.Struct({})` (a tool without arguments) has the JSON Schema "an object or an array"
+ * (`{ "$id": "/schemas/{}", "anyOf": [{ "type": "object" }, { "type": "array" }] }`): offer it as an object.
+ */
+const emptyStructAsObject = (schema: unknown): unknown => {
+  if (!isRecord(schema) || !Array.isArray(schema["anyOf"]) || "type" in schema) return schema
+  const kinds = schema["anyOf"].map((branch) => (isRecord(branch) ? branch["type"] : undefined))
+  return kinds.length === 2 && kinds.includes("object") && kinds.includes("array")
+    ? { type: "object", properties: {} }
+    : schema
+}
+
+/**
  * Define a tool.
  *
  * @since 0.1.0
@@ -163,6 +175,7 @@ export const tool = <A, I, Out, E, R>(definition: ToolDefinition<A, I, Out, E, R
         detail: `its parameters have no JSON Schema: ${describeUnknownError(error)}`
       })
   }).pipe(
+    Effect.map(emptyStructAsObject),
     Effect.flatMap((schema) => {
       const type = isRecord(schema) ? schema["type"] : undefined
       const objectLike = isRecord(schema) && (type === "object" || (type === undefined && "properties" in schema))

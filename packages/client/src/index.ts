@@ -107,6 +107,13 @@ export * as Toolkit from "./Toolkit.js"
  */
 export * as ToolRegistry from "./ToolRegistry.js"
 
+/**
+ * A testing kit: an in-memory MCP server declared in a few lines, as a layer.
+ *
+ * @since 0.1.0
+ */
+export * as McpTestServer from "./McpTestServer.js"
+
 export {
   /**
    * @since 0.1.0

@@ -221,7 +221,7 @@ describe("modern Streamable HTTP", () => {
       const notFound = yield* client.request("nope/nothing").pipe(Effect.flip)
       assert.deepInclude(notFound, { _tag: "McpProtocolError", code: -32601, httpStatus: 404 })
       const idless = yield* client.callTool("idless").pipe(Effect.flip)
-      assert.deepInclude(idless, { _tag: "McpProtocolError", code: -32602, httpStatus: 400, message: "Unknown tool" })
+      assert.deepInclude(idless, { _tag: "McpProtocolError", code: -32602, httpStatus: 400, serverMessage: "Unknown tool" })
       const busy = yield* client.callTool("busy").pipe(Effect.flip)
       assert.deepInclude(busy, { _tag: "McpProtocolError", code: -32603, httpStatus: 503 })
       const forbidden = yield* client.callTool("forbidden").pipe(Effect.flip)

@@ -398,7 +398,7 @@ describe("renderToolResult", () => {
         { type: "resource_link", uri: "file:///a.txt", name: "a.txt", mimeType: "text/plain", description: "the A" },
         { type: "resource", resource: { uri: "file:///b.txt", mimeType: "text/plain", text: "B content" } },
         { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAAAAAA" } },
-        { type: "hologram" }
+        { type: "unknown", originalType: "hologram", block: { type: "hologram" } }
       ]
     })
     assert.strictEqual(

@@ -235,7 +235,8 @@ describe("requests", () => {
       assert.strictEqual(error._tag, "McpProtocolError")
       if (error._tag === "McpProtocolError") {
         assert.strictEqual(error.code, -32603)
-        assert.strictEqual(error.message, "tool exploded")
+        assert.strictEqual(error.serverMessage, "tool exploded")
+        assert.strictEqual(error.message, "tools/call: tool exploded (-32603)")
         assert.deepStrictEqual(error.data, { detail: "x" })
       }
     }))

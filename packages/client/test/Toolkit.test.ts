@@ -297,3 +297,15 @@ describe("Toolkit: executeToolCalls", () => {
         })
       }), { timeout: "500 millis" }))
 })
+
+describe("a tool without arguments", () => {
+  it.effect("Schema.Struct({}) is offered as an empty object schema (its JSON Schema is \"object or array\")", () =>
+    Effect.gen(function*() {
+      const now = Toolkit.tool({ name: "now", parameters: Schema.Struct({}), handler: () => Effect.succeed("12:00") })
+      const bridge = yield* Toolkit.bridge(Toolkit.make(now))
+      const [declared] = yield* bridge.toolsForLlm()
+      assert.deepStrictEqual(declared?.function.parameters, { type: "object", properties: {} })
+      const [result] = yield* bridge.executeToolCalls([{ id: "1", type: "function", function: { name: "now", arguments: "" } }])
+      assert.strictEqual(result?.content, "12:00")
+    }))
+})

@@ -11,6 +11,35 @@ import type { Era } from "../McpTransport.js"
 import type { ElicitResult, Hook, InputHooks, InputRequestOf, ListRootsResult, Service } from "../InputFulfiller.js"
 import { InputRefused } from "../InputFulfiller.js"
 
+const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** @internal */
+export const ElicitParams = Schema.Struct({
+  mode: Schema.optional(Schema.Literal("form", "url")),
+  message: Schema.String,
+  requestedSchema: Schema.optional(Extra),
+  url: Schema.optional(Schema.String),
+  elicitationId: Schema.optional(Schema.String)
+}, Extra)
+
+/** @internal */
+export const CreateMessageParams = Schema.Struct({
+  messages: Schema.Array(Schema.Struct({ role: Schema.Literal("user", "assistant"), content: Schema.Unknown }, Extra)),
+  maxTokens: Schema.Number,
+  systemPrompt: Schema.optional(Schema.String),
+  includeContext: Schema.optional(Schema.Literal("none", "thisServer", "allServers")),
+  temperature: Schema.optional(Schema.Number),
+  stopSequences: Schema.optional(Schema.Array(Schema.String)),
+  modelPreferences: Schema.optional(Extra),
+  metadata: Schema.optional(Extra),
+  tools: Schema.optional(Schema.Array(Schema.Unknown)),
+  toolChoice: Schema.optional(Schema.Unknown)
+}, Extra)
+
+
+const decodeElicitParams = Schema.decodeUnknownOption(ElicitParams)
+const decodeCreateMessageParams = Schema.decodeUnknownOption(CreateMessageParams)
+
 const runHook = <M extends string, A>(hook: Hook<M, A>, request: InputRequestOf<M>): Effect.Effect<A, unknown> =>
   Effect.try({ try: () => hook(request), catch: (e) => e }).pipe(
     Effect.flatMap((out) => {
@@ -187,7 +216,13 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32602, `elicitation mode ${String(mode)} is not supported by this client`, false)
           : refused(method, `elicitation mode ${String(mode)} was not declared; declined`).pipe(Effect.as(decline))
       }
-      return runHook(hook, { method, params }).pipe(
+      const typed = decodeElicitParams(params)
+      if (typed._tag === "None") {
+        return era === "legacy"
+          ? refuse(method, -32602, "elicitation/create without a message", false)
+          : refused(method, "elicitation/create without a message; declined").pipe(Effect.as(decline))
+      }
+      return runHook(hook, { method, params: typed.value }).pipe(
         Effect.flatMap(decodeWire(ElicitResultSchema)),
         Effect.flatMap((result) => {
           if (result.action !== "accept" || mode !== "form") {
@@ -213,7 +248,11 @@ export const make = (hooks: InputHooks): Service => {
       if ((params["tools"] !== undefined || params["toolChoice"] !== undefined) && hooks.samplingTools !== true) {
         return refuse(method, -32602, "sampling with tools was not declared by this client", abandon)
       }
-      return runHook(hook, { method, params }).pipe(
+      const typed = decodeCreateMessageParams(params)
+      if (typed._tag === "None") {
+        return refuse(method, -32602, "sampling/createMessage without messages and maxTokens", abandon)
+      }
+      return runHook(hook, { method, params: typed.value }).pipe(
         Effect.flatMap((result) =>
           decodeWire(CreateMessageResultSchema)(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
         ),

@@ -92,7 +92,7 @@ export const make = (
     late.session = connections.session
     const requests = Request.make(context, progress, connections.session)
     const pagination = Pagination.make(context, requests, connections.session)
-    const tools = Tools.make(context, requests, pagination, connections.session)
+    const tools = Tools.make(context, requests, pagination, connections.session, progress)
     yield* Effect.addFinalizer(() => connections.close)
     // The first connection is opened now, so a server that cannot be started fails the layer.
     yield* connections.currentLink

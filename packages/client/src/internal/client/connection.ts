@@ -157,8 +157,9 @@ export const make = (context: ClientContext, handlers: Handlers) =>
       })
     )
 
-    const settle = (current: Link) =>
-      context.resolver.resolve(probeContext(context, handlers, current)).pipe(
+    const settle = (current: Link) => {
+      const resolve = context.resolver.resolve(probeContext(context, handlers, current))
+      return (context.telemetry === undefined ? resolve : context.telemetry.probe(resolve)).pipe(
         Effect.tap((info) => handlers.afterHandshake(makeSession(current, info))),
         Effect.onExit((exit) =>
           Exit.isInterrupted(exit)
@@ -167,6 +168,7 @@ export const make = (context: ClientContext, handlers: Handlers) =>
         ),
         Effect.forkIn(current.scope)
       )
+    }
 
     const settleSession: Effect.Effect<Session, McpClientError> = Effect.gen(function*() {
       const current = yield* currentLink

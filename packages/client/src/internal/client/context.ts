@@ -13,6 +13,7 @@ import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { Implementation, Notification } from "../../McpSchema.js"
 import * as McpTransport from "../../McpTransport.js"
 import * as ResultCache from "../../ResultCache.js"
+import * as Telemetry from "../telemetry.js"
 
 /** @internal */
 export const CLIENT_VERSION = "0.1.0"
@@ -41,6 +42,8 @@ export interface ClientContext {
   /** Fibers of asynchronous hooks (`onProgress`, `onLog`). */
   readonly hookFibers: FiberSet.FiberSet
   readonly report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
+  /** Spans and metrics, when the caller asked for them (`tracing: true`); `undefined` otherwise. */
+  readonly telemetry: Telemetry.Telemetry | undefined
 }
 
 let instances = 0
@@ -70,6 +73,7 @@ export const make = (options: ClientOptions) =>
       notifications: yield* PubSub.sliding<Notification>(options.notificationBuffer ?? 1024),
       diagnostics,
       hookFibers: yield* FiberSet.make(),
+      telemetry: options.tracing === true ? Telemetry.make() : undefined,
       report: (diagnostic) =>
         PubSub.publish(diagnostics, diagnostic).pipe(
           Effect.zipRight(Effect.logDebug("mcp client diagnostic", diagnostic)),

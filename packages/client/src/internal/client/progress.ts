@@ -22,6 +22,8 @@ export interface Ticket {
   readonly toolCallId: string | undefined
   requestId: RequestId | undefined
   peer: Peer.Peer | undefined
+  /** Held beyond one request (a legacy task's token lives as long as the task): only `release` forgets it. */
+  readonly held?: boolean
 }
 
 /** @internal */
@@ -37,6 +39,9 @@ export interface Progress {
   /** The answer to request `id` arrived: its token is forgotten before the caller resumes. */
   readonly onAnswered: (id: RequestId) => void
   readonly onNotification: (params: JsonObject | undefined) => Effect.Effect<void>
+  /** A token of ours held across requests until `release` (a legacy task's): pass it as `progressToken`. */
+  readonly hold: (toolCallId: string | undefined) => Ticket
+  readonly release: (ticket: Ticket) => void
 }
 
 /** @internal */
@@ -51,6 +56,8 @@ export const make = (context: ClientContext): Progress => {
 
   const begin = (progressToken: RequestId | undefined, toolCallId: string | undefined): Ticket | undefined => {
     if (progressToken !== undefined) {
+      const held = tickets.get(tokenKey(progressToken))
+      if (held?.held === true) return held
       const ticket: Ticket = { key: tokenKey(progressToken), token: progressToken, ours: false, toolCallId, requestId: undefined, peer: undefined }
       tickets.set(ticket.key, ticket)
       return ticket
@@ -63,6 +70,18 @@ export const make = (context: ClientContext): Progress => {
   }
 
   const forget = (ticket: Ticket) => {
+    if (ticket.requestId !== undefined) byRequest.delete(ticket.requestId)
+    if (ticket.held !== true) tickets.delete(ticket.key)
+  }
+
+  const hold = (toolCallId: string | undefined): Ticket => {
+    const token = `mcp-effect-${context.instanceId}-task-${++nextToken}`
+    const ticket: Ticket = { key: tokenKey(token), token, ours: true, toolCallId, requestId: undefined, peer: undefined, held: true }
+    tickets.set(ticket.key, ticket)
+    return ticket
+  }
+
+  const release = (ticket: Ticket) => {
     if (ticket.requestId !== undefined) byRequest.delete(ticket.requestId)
     tickets.delete(ticket.key)
   }
@@ -111,6 +130,8 @@ export const make = (context: ClientContext): Progress => {
     bind,
     end: forget,
     onAnswered,
-    onNotification
+    onNotification,
+    hold,
+    release
   }
 }

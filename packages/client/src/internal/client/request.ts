@@ -12,11 +12,12 @@ import {
   McpInvalidResponseError,
   McpTimeoutError
 } from "../../McpError.js"
-import { type InputRequiredResult, isRecord, type JsonObject } from "../../McpSchema.js"
+import { type InputRequiredResult, isRecord, type JsonObject, type RequestId } from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { decodeInputRequired } from "./decode.js"
+import * as Tasks from "../tasks.js"
 import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 
@@ -76,6 +77,7 @@ export const make = (
   progress: Progress,
   session: Effect.Effect<Session, McpClientError>
 ): Requests => {
+  const telemetry = context.telemetry
   const timeoutOf = (callOptions: CallOptions | undefined) =>
     callOptions?.timeout === undefined ? context.requestTimeout : Duration.decode(callOptions.timeout)
 
@@ -95,19 +97,49 @@ export const make = (
       const ticket = progress.begin(callOptions?.progressToken, callOptions?.toolCallId)
       const meta = ticket === undefined ? callOptions?.meta : { ...callOptions?.meta, progressToken: ticket.token }
       const peer = current.link.peer
+      let requestId: RequestId | undefined
       const request = peer.request(method, envelope(context, current.info, params, meta), {
         timeout: timeoutOf(callOptions),
         maxTotal: ticket?.ours === true && context.options.resetTimeoutOnProgress === true
           ? context.maxTotalTimeout
           : undefined,
         context: sendContext,
-        onId: ticket === undefined ? undefined : (id) => progress.bind(ticket, id, peer)
+        onId: telemetry !== undefined
+          ? (id) => {
+            requestId = id
+            if (ticket !== undefined) progress.bind(ticket, id, peer)
+          }
+          : ticket === undefined
+          ? undefined
+          : (id) => progress.bind(ticket, id, peer)
       })
-      return ticket === undefined ? request : Effect.ensuring(request, Effect.sync(() => progress.end(ticket)))
+      // Tracing: the id goes on the request's span once it is known (after the answer, on the same span).
+      const traced = telemetry === undefined ? request : Effect.ensuring(
+        request,
+        Effect.suspend(() => requestId === undefined ? Effect.void : telemetry.requestId(requestId))
+      )
+      return ticket === undefined ? traced : Effect.ensuring(traced, Effect.sync(() => progress.end(ticket)))
     })
 
+  /** The operation's span and duration when tracing is on; the effect itself otherwise. */
+  const traced = <A, E>(
+    method: string,
+    params: JsonObject | undefined,
+    effect: Effect.Effect<A, E>,
+    isToolError?: (a: A) => boolean
+  ): Effect.Effect<A, E> => telemetry === undefined ? effect : telemetry.operation(method, params, effect, isToolError)
+
   const requestComplete = (current: Session, method: string, params: JsonObject | undefined, callOptions?: CallOptions) =>
-    send(current, method, params, callOptions).pipe(Effect.flatMap((raw) => complete(method, raw)))
+    telemetry === undefined
+      ? send(current, method, params, callOptions).pipe(Effect.flatMap((raw) => complete(method, raw)))
+      : traced(
+        method,
+        params,
+        telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind).pipe(
+          Effect.zipRight(telemetry.round(method, 0, send(current, method, params, callOptions))),
+          Effect.flatMap((raw) => complete(method, raw))
+        )
+      )
 
   /** The budget of the whole call, every round included, on the connection's sweeper. */
   const withOverall = <A>(
@@ -128,13 +160,15 @@ export const make = (
   const serveInputs = (method: string, requests: InputRequiredResult["inputRequests"] & {}) =>
     Effect.forEach(
       Object.entries(requests),
-      ([key, request]) =>
-        context.fulfiller.fulfil(request, "modern", context.report).pipe(
+      ([key, request]) => {
+        const served = context.fulfiller.fulfil(request, "modern", context.report).pipe(
           Effect.map((response) => [key, response] as const),
           Effect.mapError((refusal) =>
             new McpInputRefusedError({ method, inputMethod: refusal.method, key, reason: refusal.message })
           )
-        ),
+        )
+        return telemetry === undefined ? served : telemetry.input(request.method, key, served)
+      },
       { concurrency: "unbounded" }
     ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
 
@@ -166,35 +200,54 @@ export const make = (
     callOptions: CallOptions | undefined,
     headers: Readonly<Record<string, string>> | undefined
   ) =>
-  (state: Round): Effect.Effect<Round, McpClientError> =>
-    send(current, method, state.retry === undefined ? params : { ...params, ...state.retry }, callOptions, headers).pipe(
+  (state: Round): Effect.Effect<Round, McpClientError> => {
+    const sent = send(current, method, state.retry === undefined ? params : { ...params, ...state.retry }, callOptions, headers)
+    return (telemetry === undefined ? sent : telemetry.round(method, state.round, sent)).pipe(
       Effect.flatMap((raw) => {
         const resultType = isRecord(raw) ? raw["resultType"] : undefined
+        if (resultType === "task" && current.info.era === "modern" && Tasks.serverOffersTasks(current.info.capabilities)) {
+          return Tasks.followModernTask(method, raw, {
+            request: (taskMethod, taskParams) => requestComplete(current, taskMethod, taskParams, callOptions),
+            serve: (inputs) => serveInputs(method, inputs)
+          }).pipe(
+            Effect.flatMap((result) => complete(method, result)),
+            Effect.map((result): Round => ({ ...state, result }))
+          )
+        }
         if (resultType !== "input_required" || current.info.era === "legacy") {
           return Effect.map(complete(method, raw), (result): Round => ({ ...state, result }))
         }
         return nextRound(method, state, raw)
       })
     )
+  }
 
   /**
    * Each retry is a new request: a fresh id, the full envelope, `inputResponses` keyed like the requests and
    * `requestState` echoed as it came (absent when the server sent none).
    */
   const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions, headersFor?: HeadersFor) =>
-    withOverall(
-      (current) =>
-        // Headers come from the original params, so every round carries the same ones.
-        Effect.flatMap(headersFor === undefined ? noHeaders : headersFor(current), (headers) => {
-          const step = round(current, method, params, callOptions, headers)
-          // Most calls end in the first round: the loop starts only for `input_required`.
-          return Effect.flatMap(step(FIRST), (state) =>
-            state.result !== undefined
-              ? Effect.succeed(state)
-              : Effect.iterate(state, { while: (next) => next.result === undefined, body: step }))
-        }),
+    traced(
       method,
-      callOptions
+      params,
+      withOverall(
+        (current) =>
+          // Headers come from the original params, so every round carries the same ones.
+          Effect.flatMap(headersFor === undefined ? noHeaders : headersFor(current), (headers) => {
+            const step = round(current, method, params, callOptions, headers)
+            // Most calls end in the first round: the loop starts only for `input_required`.
+            const rounds = Effect.flatMap(step(FIRST), (state) =>
+              state.result !== undefined
+                ? Effect.succeed(state)
+                : Effect.iterate(state, { while: (next) => next.result === undefined, body: step }))
+            return telemetry === undefined
+              ? rounds
+              : Effect.zipRight(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), rounds)
+          }),
+        method,
+        callOptions
+      ),
+      (last) => isRecord(last.result) && last.result["isError"] === true
     )
 
   return { requestComplete, requestWithInput, timeoutOf }

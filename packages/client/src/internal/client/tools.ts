@@ -6,13 +6,16 @@
 import * as Effect from "effect/Effect"
 import type { CallOptions, ListOptions } from "../../McpClient.js"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
-import type { McpClientError } from "../../McpError.js"
+import { type McpClientError, McpInvalidResponseError } from "../../McpError.js"
 import { type CallToolResult, ErrorCode, type JsonObject, ListToolsResult, type Tool } from "../../McpSchema.js"
 import * as mcpHeaders from "../mcpHeaders.js"
+import * as outputSchema from "../outputSchema.js"
+import * as Tasks from "../tasks.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { decodeCallToolResult } from "./decode.js"
 import type { Pagination } from "./pagination.js"
+import type { Progress } from "./progress.js"
 import type { Requests } from "./request.js"
 
 /** @internal */
@@ -36,9 +39,25 @@ export const make = (
   context: ClientContext,
   requests: Requests,
   pagination: Pagination,
-  session: Effect.Effect<Session, McpClientError>
+  session: Effect.Effect<Session, McpClientError>,
+  progress: Progress
 ): Tools => {
   const catalogue = new Map<string, Tool>()
+  const telemetry = context.telemetry
+  /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
+  const outputSchemas = new Map<string, unknown>()
+  const checkOutput = outputSchema.makeChecker()
+  /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
+  const taskTools = new Set<string>()
+
+  const remember = (tools: ReadonlyArray<Tool>) => {
+    outputSchemas.clear()
+    taskTools.clear()
+    for (const tool of tools) {
+      if (tool.outputSchema !== undefined) outputSchemas.set(tool.name, tool.outputSchema)
+      if (Tasks.requiresTask(tool)) taskTools.add(tool.name)
+    }
+  }
 
   const keepValid = (tools: ReadonlyArray<Tool>) =>
     Effect.gen(function*() {
@@ -60,6 +79,7 @@ export const make = (
   const listTools = (listOptions: ListOptions | undefined) =>
     Effect.flatMap(session, (current) =>
       pagination.listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions).pipe(
+        Effect.tap((tools) => Effect.sync(() => remember(tools))),
         Effect.flatMap((tools) => mirrorsHeaders(current) ? keepValid(tools) : Effect.succeed(tools))
       ))
 
@@ -83,17 +103,54 @@ export const make = (
       return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
     })
 
+  /** The result checked against the tool's `outputSchema`, when the catalogue gave one. */
+  const checked = (name: string) => (result: CallToolResult): Effect.Effect<CallToolResult, McpClientError> => {
+    const schema = outputSchemas.get(name)
+    return schema === undefined ? Effect.succeed(result) : Effect.flatMap(
+      checkOutput(name, schema, result),
+      (problem) =>
+        problem === undefined
+          ? Effect.succeed(result)
+          : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+    )
+  }
+
+  /**
+   * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
+   * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
+   */
+  const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => progress.hold(callOptions?.toolCallId)),
+      (ticket) =>
+        Tasks.callAsTask(
+          { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
+          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token })
+        ),
+      (ticket) => Effect.sync(() => progress.release(ticket))
+    )
+
   const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
     const params = args === undefined ? { name } : { name, arguments: args }
+    if (taskTools.has(name)) {
+      return Effect.flatMap(session, (current) =>
+        current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
+          ? callAsTask(current, params, callOptions)
+          : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
+          Effect.flatMap(decodeCallToolResult),
+          Effect.flatMap(checked(name))
+        )
+    }
     const call = (refresh: boolean) =>
       requests.requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
     return call(false).pipe(
       // A header mismatch may mean the schema changed: list the tools again and retry once.
       Effect.catchIf(
         (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
-        () => call(true)
+        () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
       ),
-      Effect.flatMap((last) => decodeCallToolResult(last.result))
+      Effect.flatMap((last) => decodeCallToolResult(last.result)),
+      Effect.flatMap(checked(name))
     )
   }
 

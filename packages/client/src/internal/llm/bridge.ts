@@ -95,6 +95,62 @@ export const parseToolCall = (raw: unknown, index: number): ParsedToolCall => {
   return { _tag: "Call", id, name, args: parsed.value }
 }
 
+const hasOwnId = (raw: unknown): boolean => {
+  const id = isRecord(raw) ? raw["id"] : undefined
+  return typeof id === "string" && id !== ""
+}
+
+const unreadable = (id: string, what: string, error: unknown): ParsedToolCall => ({
+  _tag: "Invalid",
+  id,
+  name: undefined,
+  reason: `Invalid tool call: ${what} could not be read (${describeUnknownError(error)}).`
+})
+
+/**
+ * Read a model's whole list of tool calls, whatever it is: `undefined` or `null` (a reply without tool calls)
+ * is no calls; anything else that is not an array is one invalid call; a call that throws while it is read
+ * is invalid. Calls without an id of their own get `call_<index>`, made unique against every id of the batch.
+ *
+ * @internal
+ */
+export const parseBatch = (calls: unknown): ReadonlyArray<ParsedToolCall> => {
+  if (calls === undefined || calls === null) return []
+  let items: ReadonlyArray<unknown>
+  try {
+    if (!Array.isArray(calls)) {
+      return [{
+        _tag: "Invalid",
+        id: "call_0",
+        name: undefined,
+        reason: `Invalid tool calls: expected a list of tool calls, got ${jsonKind(calls)}.`
+      }]
+    }
+    items = Array.from(calls)
+  } catch (error) {
+    return [unreadable("call_0", "the list of tool calls", error)]
+  }
+  const owned = new Set<string>()
+  const parsed = items.map((raw, index): { readonly call: ParsedToolCall; readonly ownId: boolean } => {
+    try {
+      const call = parseToolCall(raw, index)
+      const ownId = hasOwnId(raw)
+      if (ownId) owned.add(call.id)
+      return { call, ownId }
+    } catch (error) {
+      return { call: unreadable(`call_${index}`, "the call", error), ownId: false }
+    }
+  })
+  const taken = new Set(owned)
+  return parsed.map(({ call, ownId }) => {
+    if (ownId) return call
+    let id = call.id
+    for (let n = 1; taken.has(id); n++) id = `${call.id}_${n}`
+    taken.add(id)
+    return id === call.id ? call : { ...call, id }
+  })
+}
+
 // -----------------------------------------------------------------------------
 // Declarations
 // -----------------------------------------------------------------------------
@@ -297,9 +353,13 @@ export const fromSource = <E>(
     }
   }
 
-  const executeToolCalls = (calls: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<ToolResult>> => {
-    if (calls.length === 0) return Effect.succeed([])
-    const parsed = calls.map(parseToolCall)
+  const executeToolCalls = (calls: unknown): Effect.Effect<ReadonlyArray<ToolResult>> =>
+    Effect.suspend(() => {
+      const parsed = parseBatch(calls)
+      return parsed.length === 0 ? Effect.succeed([]) : runBatch(parsed)
+    })
+
+  const runBatch = (parsed: ReadonlyArray<ParsedToolCall>): Effect.Effect<ReadonlyArray<ToolResult>> => {
     return Effect.gen(function*() {
       let catalogue = yield* loadCatalogue(false)
       const known = catalogue

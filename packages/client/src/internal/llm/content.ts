@@ -57,17 +57,41 @@ export const renderBlock = (block: ContentBlock, options: RenderOptions = {}): s
       const blob = typeof resource["blob"] === "string" ? resource["blob"] : ""
       return `[resource <${uri}>${mime === undefined ? "" : ` (${mime})`}, ${sizeOfBase64(blob)} of binary data; not shown]`
     }
+    case "unknown":
+      return `[${block.originalType} content; not shown]`
     default:
-      return `[${block.type} content; not shown]`
+      // An undecoded block (a local tool's own result) of a type this client does not know.
+      return `[${String(fields["type"])} content; not shown]`
   }
 }
 
-const parsesTo = (text: string, value: unknown): boolean => {
+const parseJson = (text: string): { readonly value: unknown } | undefined => {
   try {
-    return canonicalJson(JSON.parse(text)) === canonicalJson(value)
+    return { value: JSON.parse(text) }
   } catch {
-    return false
+    return undefined
   }
+}
+
+/**
+ * Whether the text blocks already carry `structured`: one block is its JSON, or the JSON of its only member
+ * `result` (how SDKs wrap a non-object output), or the blocks together are its list (one block per item).
+ */
+const textCarries = (texts: ReadonlyArray<string>, structured: unknown): boolean => {
+  if (texts.length === 0) return false
+  const wanted = canonicalJson(structured)
+  const unwrapped = isRecord(structured) && Object.keys(structured).length === 1 && "result" in structured
+    ? canonicalJson(structured["result"])
+    : undefined
+  const parsed = texts.map(parseJson)
+  for (const entry of parsed) {
+    if (entry === undefined) continue
+    const json = canonicalJson(entry.value)
+    if (json === wanted || json === unwrapped) return true
+  }
+  if (texts.length < 2 || parsed.some((entry) => entry === undefined)) return false
+  const together = canonicalJson(parsed.map((entry) => entry?.value))
+  return together === wanted || together === unwrapped
 }
 
 /**
@@ -80,12 +104,11 @@ export const renderResult = (result: CallToolResult, options: RenderOptions = {}
   const parts = result.content.map((block) => renderBlock(block, options))
   const structured = result.structuredContent
   if (structured !== undefined) {
-    const echoed = result.content.some((block) => {
+    const texts = result.content.flatMap((block) => {
       const fields: unknown = block
-      return block.type === "text" && isRecord(fields) && typeof fields["text"] === "string" &&
-        parsesTo(fields["text"], structured)
+      return block.type === "text" && isRecord(fields) && typeof fields["text"] === "string" ? [fields["text"]] : []
     })
-    if (!echoed) parts.push(JSON.stringify(structured))
+    if (!textCarries(texts, structured)) parts.push(JSON.stringify(structured))
   }
   const text = parts.filter((part) => part !== "").join("\n")
   if (text !== "") return text
@@ -106,7 +129,7 @@ export const isCallToolResultLike = (value: unknown): value is CallToolResult =>
 export const describeClientError = (tool: string, error: McpClientError): string => {
   switch (error._tag) {
     case "McpProtocolError":
-      return `Tool "${tool}" failed: the server refused the call (error ${error.code}: ${error.message}).`
+      return `Tool "${tool}" failed: the server refused the call (error ${error.code}: ${error.serverMessage}).`
     case "McpTimeoutError":
       return `Tool "${tool}" did not answer within ${error.timeoutMillis} ms (${error.limit} timeout) and was cancelled.`
     case "McpInputLoopExceededError":

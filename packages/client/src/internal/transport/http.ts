@@ -90,6 +90,8 @@ const nameOf = (method: string, params: JsonObject | undefined): string | undefi
     ? params?.["name"]
     : method === "resources/read"
     ? params?.["uri"]
+    : method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel"
+    ? params?.["taskId"] // the tasks extension (SEP-2663): routes a task's requests to the instance holding it
     : undefined
   return typeof value === "string" ? value : undefined
 }

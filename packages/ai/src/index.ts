@@ -1,0 +1,10 @@
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * MCP servers, registries and local toolkits as an `@effect/ai` `Toolkit` plus its handlers layer.
+ *
+ * @since 0.1.0
+ */
+export * as McpToolkit from "./McpToolkit.js"

@@ -1,0 +1,159 @@
+/**
+ * Legacy tasks (2025-11-25, experimental): a tool whose `execution.taskSupport` is `required` is called as a
+ * task (`params.task`), its status polled with `tasks/get` (at the server's `pollInterval`), its result read
+ * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests), and
+ * an interrupted call cancelled with `tasks/cancel` (never `notifications/cancelled`).
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { McpClientError } from "../McpError.js"
+import { McpInvalidResponseError, McpProtocolError } from "../McpError.js"
+import { decodeWire, field, isRecord, type JsonObject, type ServerCapabilities, type Tool } from "../McpSchema.js"
+
+/** @internal */
+export const Task = Schema.Struct({
+  taskId: Schema.String,
+  status: Schema.String,
+  statusMessage: Schema.optional(Schema.String),
+  pollInterval: Schema.optional(Schema.Number)
+})
+
+const decodeTask = decodeWire(Task)
+
+/** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). @internal */
+export const serverTakesToolTasks = (capabilities: ServerCapabilities): boolean =>
+  isRecord(field(field(field(capabilities.tasks, "requests"), "tools"), "call"))
+
+/** Whether the tool must be called as a task. @internal */
+export const requiresTask = (tool: Tool): boolean => field(tool.execution, "taskSupport") === "required"
+
+const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
+
+/** The poll interval: the server's, within [50 ms, 30 s]; 1 s when it gave none. @internal */
+export const pollDelay = (pollInterval: number | undefined): Duration.Duration =>
+  Duration.millis(pollInterval === undefined || !Number.isFinite(pollInterval) ? 1000 : Math.min(30_000, Math.max(50, pollInterval)))
+
+/** @internal */
+export interface TaskRequests {
+  /** One plain request on the current session (its own timeout applies to each). */
+  readonly request: (method: string, params: JsonObject) => Effect.Effect<unknown, McpClientError>
+}
+
+/**
+ * Call a tool as a task and return the raw `CallToolResult` of `tasks/result`.
+ *
+ * @internal
+ */
+export const callAsTask = (
+  requests: TaskRequests,
+  create: Effect.Effect<unknown, McpClientError>
+): Effect.Effect<unknown, McpClientError> =>
+  Effect.gen(function*() {
+    const created = yield* create
+    const first = yield* decodeTask(field(created, "task")).pipe(
+      Effect.mapError((error) =>
+        new McpInvalidResponseError({ method: "tools/call", reason: `not a CreateTaskResult: ${error.message}`, response: created })
+      )
+    )
+    const taskId = first.taskId
+    const poll = Effect.iterate(first, {
+      while: (task) => !TERMINAL.has(task.status) && task.status !== "input_required",
+      body: (task) =>
+        Effect.sleep(pollDelay(task.pollInterval)).pipe(
+          Effect.zipRight(requests.request("tasks/get", { taskId })),
+          Effect.flatMap((raw) =>
+            decodeTask(raw).pipe(
+              Effect.mapError((error) =>
+                new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
+              )
+            )
+          )
+        )
+    })
+    return yield* poll.pipe(
+      Effect.zipRight(requests.request("tasks/result", { taskId })),
+      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+    )
+  })
+
+// -----------------------------------------------------------------------------
+// The modern tasks extension (io.modelcontextprotocol/tasks, SEP-2663)
+// -----------------------------------------------------------------------------
+
+/** The extension's id, in `capabilities.extensions` of both sides. @internal */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+/** Whether a modern server advertises the tasks extension. @internal */
+export const serverOffersTasks = (capabilities: ServerCapabilities): boolean =>
+  isRecord(field(capabilities.extensions, TASKS_EXTENSION))
+
+const DetailedTask = Schema.Struct({
+  taskId: Schema.String,
+  status: Schema.String,
+  statusMessage: Schema.optional(Schema.String),
+  pollIntervalMs: Schema.optional(Schema.Number),
+  inputRequests: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ method: Schema.String, params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }) })),
+  result: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  error: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+type DetailedTask = typeof DetailedTask.Type
+
+const decodeDetailed = decodeWire(DetailedTask)
+
+/** @internal */
+export interface ModernTaskRequests extends TaskRequests {
+  /** Serve input requests (MRTR shape); the answers keyed like the requests. */
+  readonly serve: (requests: NonNullable<DetailedTask["inputRequests"]>) => Effect.Effect<JsonObject, McpClientError>
+}
+
+/**
+ * Follow a task a modern server created in place of a result: poll `tasks/get` at `pollIntervalMs`, answer
+ * `input_required` with `tasks/update` (each input key once), and return the `result` of the completed task.
+ * A failed task is its JSON-RPC error; a cancelled one is an error too; interruption sends `tasks/cancel`.
+ *
+ * @internal
+ */
+export const followModernTask = (
+  method: string,
+  created: unknown,
+  requests: ModernTaskRequests
+): Effect.Effect<unknown, McpClientError> =>
+  Effect.gen(function*() {
+    const invalid = (what: string, response: unknown) => (error: { readonly message: string }) =>
+      new McpInvalidResponseError({ method: what, reason: error.message, response })
+    const first = yield* decodeDetailed(created).pipe(Effect.mapError(invalid(method, created)))
+    const taskId = first.taskId
+    const answered = new Set<string>()
+    const step = (task: DetailedTask): Effect.Effect<DetailedTask, McpClientError> =>
+      Effect.gen(function*() {
+        if (task.status === "input_required" && task.inputRequests !== undefined) {
+          const fresh = Object.fromEntries(Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)))
+          if (Object.keys(fresh).length > 0) {
+            const inputResponses = yield* requests.serve(fresh)
+            for (const key of Object.keys(fresh)) answered.add(key)
+            yield* requests.request("tasks/update", { taskId, inputResponses })
+          }
+        }
+        yield* Effect.sleep(pollDelay(task.pollIntervalMs))
+        const raw = yield* requests.request("tasks/get", { taskId })
+        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)))
+      })
+    const last = yield* Effect.iterate(first, { while: (task) => !TERMINAL.has(task.status), body: step }).pipe(
+      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+    )
+    if (last.status === "completed") return last.result ?? {}
+    const error = last.error ?? {}
+    return yield* new McpProtocolError({
+      method,
+      code: typeof error["code"] === "number" ? error["code"] : -32603,
+      message: typeof error["message"] === "string"
+        ? error["message"]
+        : last.status === "cancelled"
+        ? `task ${taskId} was cancelled${last.statusMessage === undefined ? "" : `: ${last.statusMessage}`}`
+        : `task ${taskId} failed${last.statusMessage === undefined ? "" : `: ${last.statusMessage}`}`,
+      ...(error["data"] === undefined ? {} : { data: error["data"] })
+    })
+  })

@@ -1,0 +1,109 @@
+/**
+ * The testing kit, used as a user would: code that depends on `McpClient`, a server declared in a few lines,
+ * `@effect/vitest` and `TestClock`. No JSON-RPC anywhere.
+ */
+import { McpClient, McpTestServer } from "@mcp-effect/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+
+// The code under test: it depends on McpClient only.
+const deploy = (env: string) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const result = yield* client.callTool("deploy", { env }, { timeout: "10 seconds" })
+    const block = result.content[0]
+    return block?.type === "text" ? block.text : "no text"
+  })
+
+const confirm = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }
+
+const server = (era: "modern" | "legacy") =>
+  McpTestServer.make({
+    era,
+    tools: [
+      McpTestServer.tool({
+        name: "deploy",
+        inputSchema: { type: "object", properties: { env: { type: "string" } } },
+        handler: (args, ctx) =>
+          Effect.gen(function*() {
+            yield* ctx.progress(1, { total: 3, message: "checking" })
+            yield* ctx.log("info", `deploying to ${String(args["env"])}`)
+            const first = yield* ctx.elicit({ message: "Proceed?", requestedSchema: confirm })
+            const second = yield* ctx.elicit({ message: "Really?", requestedSchema: confirm })
+            yield* ctx.progress(3, { total: 3 })
+            return `${String(args["env"])}: ${String(first["action"])}, ${String(second["action"])}`
+          })
+      }),
+      McpTestServer.tool({
+        name: "slow",
+        handler: () => Effect.as(Effect.sleep("1 minute"), "finally")
+      })
+    ],
+    resources: [{ uri: "file:///notes.txt", mimeType: "text/plain", read: () => Effect.succeed("remember the milk") }],
+    prompts: [{ name: "greet", arguments: [{ name: "who" }], get: (args) => Effect.succeed(`Hello ${String(args["who"])}`) }]
+  })
+
+describe("McpTestServer", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it.effect(`${era}: two input rounds, progress and a log message, under TestClock without moving it`, () =>
+      Effect.gen(function*() {
+        const kit = server(era)
+        const progress: Array<number> = []
+        const logs: Array<unknown> = []
+        const asked: Array<unknown> = []
+        const text = yield* deploy("prod").pipe(Effect.provide(kit.layer({
+          logLevel: "info",
+          onLog: (message) => void logs.push(message.data),
+          onProgress: (report) => void progress.push(report.progress),
+          onElicit: (request) => {
+            asked.push(request.params["message"])
+            return { action: "accept", content: { ok: true } }
+          }
+        })))
+        assert.strictEqual(text, "prod: accept, accept")
+        assert.deepStrictEqual(asked, ["Proceed?", "Really?"])
+        assert.deepStrictEqual(logs.includes("deploying to prod"), true)
+        assert.isTrue(progress.includes(3))
+        assert.strictEqual((yield* kit.requests(era === "modern" ? "server/discover" : "initialize")).length, 1)
+      }))
+  }
+
+  it.effect("a slow tool times out when the TestClock passes the request timeout", () =>
+    Effect.gen(function*() {
+      const kit = server("modern")
+      const fiber = yield* McpClient.callTool("slow", {}, { timeout: "5 seconds" }).pipe(
+        Effect.flip,
+        Effect.provide(kit.layer()),
+        Effect.fork
+      )
+      yield* TestClock.adjust("6 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpTimeoutError")
+    }))
+
+  it.effect("resources and prompts, both eras", () =>
+    Effect.gen(function*() {
+      for (const era of ["modern", "legacy"] as const) {
+        const kit = server(era)
+        const [read, prompt] = yield* Effect.flatMap(McpClient.McpClient, (client) =>
+          Effect.all([client.readResource("file:///notes.txt"), client.getPrompt("greet", { who: "Ada" })])).pipe(
+            Effect.provide(kit.layer())
+          )
+        const contents = read.contents[0]
+        assert.strictEqual(contents !== undefined && "text" in contents ? contents.text : "", "remember the milk")
+        const message = prompt.messages[0]
+        assert.strictEqual(message?.content.type === "text" ? message.content.text : "", "Hello Ada")
+      }
+    }))
+
+  it.effect("a declined elicitation reaches the handler; an unknown tool is a protocol error", () =>
+    Effect.gen(function*() {
+      const kit = server("modern")
+      const text = yield* deploy("staging").pipe(Effect.provide(kit.layer()))
+      assert.strictEqual(text, "staging: decline, decline")
+      const error = yield* McpClient.callTool("nope").pipe(Effect.flip, Effect.provide(kit.layer()))
+      assert.strictEqual(error._tag, "McpProtocolError")
+    }))
+})

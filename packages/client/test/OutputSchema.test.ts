@@ -1,0 +1,59 @@
+/**
+ * `structuredContent` is validated against the tool's `outputSchema` (as the official client does): a
+ * mismatch is an `McpInvalidResponseError` naming the tool and what is wrong.
+ */
+import { McpClient, McpTestServer } from "@mcp-effect/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+
+const weatherSchema = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: { temperature: { type: "number" }, sky: { type: "string", enum: ["clear", "cloudy"] } },
+  required: ["temperature", "sky"]
+}
+
+const serverOf = (era: "modern" | "legacy") =>
+  McpTestServer.make({
+    era,
+    tools: [
+      McpTestServer.tool({
+        name: "weather",
+        outputSchema: weatherSchema,
+        handler: (args) =>
+          Effect.succeed(
+            args["mode"] === "good"
+              ? { temperature: 21, sky: "clear" }
+              : args["mode"] === "bad"
+              ? { temperature: "warm", sky: "purple" }
+              : args["mode"] === "error"
+              ? { content: [{ type: "text", text: "sensor offline" }], isError: true }
+              : { content: [{ type: "text", text: "no structure" }] }
+          )
+      })
+    ]
+  })
+
+describe("outputSchema", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it.effect(`${era}: matching structuredContent passes; a mismatch or a missing one is McpInvalidResponseError`, () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        const good = yield* client.callTool("weather", { mode: "good" })
+        assert.deepStrictEqual(good.structuredContent, { temperature: 21, sky: "clear" })
+
+        const bad = yield* Effect.flip(client.callTool("weather", { mode: "bad" }))
+        assert.strictEqual(bad._tag, "McpInvalidResponseError")
+        assert.match(bad.message, /structuredContent of tool weather does not match its outputSchema/)
+        assert.match(bad.message, /\/temperature must be number/)
+        assert.match(bad.message, /\/sky must be equal to one of the allowed values/)
+
+        const missing = yield* Effect.flip(client.callTool("weather", { mode: "none" }))
+        assert.match(missing.message, /declares an outputSchema but its result has no structuredContent/)
+
+        const failed = yield* client.callTool("weather", { mode: "error" })
+        assert.isTrue(failed.isError)
+      }).pipe(Effect.provide(serverOf(era).layer())))
+  }
+})

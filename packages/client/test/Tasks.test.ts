@@ -1,0 +1,137 @@
+/**
+ * Legacy tasks (2025-11-25): a tool with `execution.taskSupport: "required"` is called as a task, polled with
+ * tasks/get, its result read with tasks/result, progress reported for the task's life, and an interrupted
+ * call cancelled with tasks/cancel. TestClock drives the polling.
+ */
+import { McpClient, McpTestServer } from "@mcp-effect/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+
+const server = McpTestServer.make({
+  era: "legacy",
+  tools: [
+    McpTestServer.tool({
+      name: "render",
+      taskSupport: "required",
+      pollInterval: 500,
+      handler: (args, ctx) =>
+        Effect.gen(function*() {
+          yield* ctx.progress(1, { total: 2 })
+          yield* Effect.sleep("2 seconds")
+          yield* ctx.progress(2, { total: 2 })
+          return `rendered ${String(args["scene"])}`
+        })
+    }),
+    McpTestServer.tool({ name: "forever", taskSupport: "required", handler: () => Effect.never })
+  ]
+})
+
+const paramsOf = (message: Record<string, unknown> | undefined) => (message?.["params"] ?? {}) as Record<string, unknown>
+
+describe("legacy tasks", () => {
+  it.effect("a required-task tool: created with task, polled, result read, progress for the task's life", () =>
+    Effect.gen(function*() {
+      const progress: Array<number> = []
+      const fiber = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        return yield* client.callTool("render", { scene: "castle" })
+      }).pipe(
+        Effect.provide(server.layer({ onProgress: (report) => void progress.push(report.progress) })),
+        Effect.fork
+      )
+      for (let i = 0; i < 6; i++) yield* TestClock.adjust("500 millis")
+      const result = yield* Fiber.join(fiber)
+      const block = result.content[0]
+      assert.strictEqual(block?.type === "text" ? block.text : "", "rendered castle")
+      const [call] = yield* server.requests("tools/call")
+      assert.deepStrictEqual(paramsOf(call)["task"], {})
+      assert.isAbove((yield* server.requests("tasks/get")).length, 0)
+      assert.strictEqual((yield* server.requests("tasks/result")).length, 1)
+      assert.deepStrictEqual(progress, [1, 2])
+    }))
+
+  it.effect("interrupting the call cancels the task with tasks/cancel", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(server.definition)
+      const fiber = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        const call = yield* Effect.fork(client.callTool("forever"))
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.interrupt(call)
+      }).pipe(Effect.provide(kit.layer()), Effect.fork)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      const cancels = yield* kit.requests("tasks/cancel")
+      assert.strictEqual(cancels.length, 1)
+      assert.strictEqual(paramsOf(cancels[0])["taskId"], "task-1")
+      const received = yield* kit.received
+      assert.isFalse(received.some((m) => m["method"] === "notifications/cancelled"))
+    }))
+})
+
+const modern = McpTestServer.make({
+  era: "modern",
+  tools: [
+    McpTestServer.tool({
+      name: "build",
+      taskSupport: "optional",
+      pollInterval: 500,
+      handler: (args, ctx) =>
+        Effect.gen(function*() {
+          const answer = yield* ctx.elicit({ message: "Deploy after building?", requestedSchema: { type: "object", properties: {} } })
+          yield* Effect.sleep("1 second")
+          if (args["fail"] === true) return yield* Effect.fail("compiler crashed")
+          return `built, ${String(answer["action"])}`
+        })
+    }),
+    McpTestServer.tool({ name: "endless", taskSupport: "optional", handler: () => Effect.never })
+  ]
+})
+
+describe("the modern tasks extension", () => {
+  it.effect("declared when advertised; a task answer is polled, its input served with tasks/update, its result returned", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(modern.definition)
+      const fiber = yield* McpClient.callTool("build").pipe(
+        Effect.provide(kit.layer({ onElicit: () => ({ action: "accept", content: {} }) })),
+        Effect.fork
+      )
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      const result = yield* Fiber.join(fiber)
+      const block = result.content[0]
+      assert.strictEqual(block?.type === "text" ? block.text : "", "built, accept")
+      const [call] = yield* kit.requests("tools/call")
+      const meta = paramsOf(call)["_meta"] as Record<string, Record<string, Record<string, unknown>>> | undefined
+      assert.deepStrictEqual(meta?.["io.modelcontextprotocol/clientCapabilities"]?.["extensions"], {
+        "io.modelcontextprotocol/tasks": {}
+      })
+      const updates = yield* kit.requests("tasks/update")
+      assert.strictEqual(updates.length, 1)
+      assert.deepStrictEqual(paramsOf(updates[0])["inputResponses"], { input_1: { action: "accept", content: {} } })
+      assert.isAbove((yield* kit.requests("tasks/get")).length, 1)
+    }))
+
+  it.effect("a failed task is its JSON-RPC error; interrupting the call sends tasks/cancel", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(modern.definition)
+      const failing = yield* McpClient.callTool("build", { fail: true }).pipe(Effect.flip, Effect.provide(kit.layer()), Effect.fork)
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      const error = yield* Fiber.join(failing)
+      assert.strictEqual(error._tag, "McpProtocolError")
+      assert.match(error.message, /compiler crashed/)
+
+      const endless = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const call = yield* Effect.fork(client.callTool("endless"))
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.interrupt(call)
+      }).pipe(Effect.provide(kit.layer()), Effect.fork)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(endless)
+      assert.strictEqual((yield* kit.requests("tasks/cancel")).length, 1)
+    }))
+})
