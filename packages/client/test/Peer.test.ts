@@ -97,7 +97,14 @@ describe("the peer (isolated)", () => {
         })
       )
       const error = yield* Effect.flip(peer.request("call", undefined, options()))
-      assert.deepInclude(error, { _tag: "McpProtocolError", method: "call", code: -32602, message: "bad", data: { x: 1 } })
+      assert.deepInclude(error, {
+        _tag: "McpProtocolError",
+        method: "call",
+        code: -32602,
+        serverMessage: "bad",
+        message: "call: bad (-32602)",
+        data: { x: 1 }
+      })
       yield* settle
       assert.deepStrictEqual(diagnostics.map((d) => d._tag), ["MalformedFrame", "UnmatchedResponse"])
     }))
