@@ -43,6 +43,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
+import * as McpAuth from "./McpAuth.js"
 import { runLeaf } from "./internal/hooks.js"
 import * as mcpHeaders from "./internal/mcpHeaders.js"
 import * as Peer from "./internal/peer.js"
@@ -1257,7 +1258,10 @@ export const layerStdio = (options: StdioClientOptions): Layer.Layer<McpClient, 
  * @since 0.1.0
  * @category models
  */
-export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptions {}
+export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptions {
+  /** OAuth authorization (see `McpAuth`). */
+  readonly auth?: McpAuth.AuthOptions | undefined
+}
 
 /**
  * A client of a Streamable HTTP server (either era), on Node's undici HTTP client.
@@ -1267,7 +1271,11 @@ export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptio
  */
 export const layerHttp = (options: HttpClientOptions): Layer.Layer<McpClient, McpClientError> =>
   layer(options).pipe(
-    Layer.provide(McpTransport.layerHttp(options)),
+    Layer.provide(
+      options.auth === undefined
+        ? McpTransport.layerHttp(options)
+        : McpAuth.layerHttp(options).pipe(Layer.provide(McpAuth.layer(options.auth)))
+    ),
     Layer.provide(NodeHttpClient.layerUndici)
   )
 

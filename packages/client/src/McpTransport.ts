@@ -208,6 +208,42 @@ export interface HttpOptions {
   readonly maxReconnectAttempts?: number | undefined
   /** How long the `DELETE` that ends a legacy session may take when the connection closes (default 2 s). */
   readonly closeTimeout?: Duration.DurationInput | undefined
+  /**
+   * Authorization seam (e.g. `McpAuth`): asked for extra headers before every HTTP request and handed every
+   * 401/403 answer; when it says so the request is sent again with fresh headers (at most 3 times).
+   */
+  readonly authorization?: HttpAuthorization | undefined
+}
+
+/**
+ * One HTTP request as the authorization seam sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpAuthRequest {
+  readonly method: string
+  readonly url: URL
+}
+
+/**
+ * What a transport asks of an authorization provider. Its failures are `McpTransportError`s (an OAuth failure
+ * is carried as their `cause`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpAuthorization {
+  /** Headers for this request (`Authorization`, `DPoP`); they win over `headers`. */
+  readonly headers: (request: HttpAuthRequest) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
+  /**
+   * A 401 or 403 answer to a request sent with `sent` (what `headers` gave it): `true` to send it again.
+   */
+  readonly onChallenge: (
+    request: HttpAuthRequest,
+    sent: Readonly<Record<string, string>>,
+    response: { readonly status: number; readonly headers: Readonly<Record<string, string>> }
+  ) => Effect.Effect<boolean, McpTransportError>
 }
 
 /**

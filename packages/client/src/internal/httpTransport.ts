@@ -166,7 +166,21 @@ const connect = (client: Client, options: HttpOptions) =>
 
     // --- the wire --------------------------------------------------------------------------------------------
 
-    const execute = (request: HttpClientRequest.HttpClientRequest, what: string) => {
+    const authorization = options.authorization
+    const execute = (request: HttpClientRequest.HttpClientRequest, what: string) =>
+      authorization === undefined ? executeOnce(request, what) : Effect.gen(function*() {
+        const target = { method: request.method, url }
+        for (let attempt = 0;; attempt++) {
+          const extra = yield* authorization.headers(target)
+          const response = yield* executeOnce(HttpClientRequest.setHeaders(request, extra), what)
+          if ((response.status !== 401 && response.status !== 403) || attempt >= 3) return response
+          const again = yield* authorization.onChallenge(target, extra, { status: response.status, headers: response.headers })
+          if (!again) return response
+          yield* readText(response)
+        }
+      })
+
+    const executeOnce = (request: HttpClientRequest.HttpClientRequest, what: string) => {
       const sent = client.execute(request).pipe(
         Effect.mapError((error) =>
           new McpTransportError({ reason: "Http", detail: `${what}: cannot reach ${url.href}: ${describeCause(error)}`, cause: error })
