@@ -12,7 +12,7 @@ import { McpAuthError } from "../../McpAuthError.js"
 import { httpOptions } from "./discovery.js"
 import type { DpopKey } from "./dpop.js"
 import type { ActiveClient } from "./identity.js"
-import { secretMethod } from "./identity.js"
+import { basicAuth, secretMethod } from "./identity.js"
 import { call, importPrivateKey, toAuthError } from "./oauthCalls.js"
 import type { ClientCredentials, EnterpriseManaged, HookResult, JwtBearer } from "./options.js"
 
@@ -151,7 +151,7 @@ const credentialAuth = (context: GrantContext, credentials: ClientCredentials) =
     if (secret === undefined) return oauth.None()
     return secretMethod(context.as, true) === "client_secret_post"
       ? oauth.ClientSecretPost(secret)
-      : oauth.ClientSecretBasic(secret)
+      : basicAuth(secret)
   })
 
 /** @internal */
@@ -237,6 +237,6 @@ export const enterpriseManaged = (context: GrantContext, grant: EnterpriseManage
       ? oauth.None()
       : secretMethod(context.as, true) === "client_secret_post"
       ? oauth.ClientSecretPost(secret)
-      : oauth.ClientSecretBasic(secret)
+      : basicAuth(secret)
     return yield* jwtBearerGrant(context, { client_id: grant.clientId }, auth, exchanged.access_token, "the JWT bearer grant with the ID-JAG")
   })

@@ -31,11 +31,22 @@ export const secretMethod = (as: oauth.AuthorizationServer, hasSecret: boolean):
   return "client_secret_basic"
 }
 
+/**
+ * `client_secret_basic` with each part percent-encoded the way `encodeURIComponent` does (RFC 6749 §2.3.1):
+ * oauth4webapi also escapes unreserved characters such as `-`, which servers that do not decode refuse.
+ *
+ * @internal
+ */
+export const basicAuth = (secret: string): oauth.ClientAuth => (_as, client, _body, headers) => {
+  const credentials = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`
+  headers.set("authorization", `Basic ${Buffer.from(credentials).toString("base64")}`)
+}
+
 /** oauth4webapi's client authentication for a stored identity. @internal */
 export const clientAuth = (stored: StoredClient): oauth.ClientAuth => {
   const secret = stored.clientSecret
   if (secret === undefined || stored.authMethod === "none") return oauth.None()
-  return stored.authMethod === "client_secret_post" ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret)
+  return stored.authMethod === "client_secret_post" ? oauth.ClientSecretPost(secret) : basicAuth(secret)
 }
 
 /** @internal */
