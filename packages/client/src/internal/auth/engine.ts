@@ -33,6 +33,8 @@ interface State {
   tokens: (StoredTokens & { readonly issuer: string }) | undefined
   requested: ReadonlyArray<string> | undefined
   dpop: DpopKey | undefined
+  /** Whether the resource server's challenges offer the DPoP scheme. */
+  dpopOffered: boolean
   authorizations: Map<string, number>
   freshRefusals: number
 }
@@ -58,6 +60,7 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
       tokens: undefined,
       requested: undefined,
       dpop: undefined,
+      dpopOffered: false,
       authorizations: new Map(),
       freshRefusals: 0
     }
@@ -122,12 +125,16 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
       state.discovered === undefined ? discoverNow(undefined) : Effect.succeed(state.discovered)
     )
 
+    /**
+     * DPoP when asked for, or by default when the resource server's challenge offers the DPoP scheme and the
+     * authorization server advertises proof algorithms (a DPoP-bound token is useless to a Bearer-only server).
+     */
     const useDpop = (as: oauth.AuthorizationServer) =>
       Effect.gen(function*() {
         if (options.dpop === false) return undefined
         const offered = as["dpop_signing_alg_values_supported"]
         const algs = Array.isArray(offered) ? offered.filter((a): a is string => typeof a === "string") : undefined
-        if (options.dpop !== true && algs === undefined) return undefined
+        if (options.dpop !== true && (algs === undefined || !state.dpopOffered)) return undefined
         const alg = chooseAlg(algs) ?? "ES256"
         if (state.dpop === undefined) state.dpop = yield* makeKey(alg)
         return state.dpop
@@ -246,8 +253,10 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
       return true
     })
 
+    /** Expired, or close enough: within 30 s of expiry, or the last quarter of a shorter life. */
     const expired = (tokens: StoredTokens, now: number) =>
-      tokens.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS <= now
+      tokens.expiresAt !== undefined &&
+      tokens.expiresAt - Math.min(EXPIRY_MARGIN_MS, (tokens.expiresAt - tokens.issuedAt) / 4) <= now
 
     const headers = (method: string, url: URL) =>
       Effect.gen(function*() {
@@ -308,6 +317,7 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
     const onChallenge = (sent: Readonly<Record<string, string>>, status: number, headers: Readonly<Record<string, string>>) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const info = challengeInfo(headers["www-authenticate"])
+        if (info.schemes.includes("dpop")) state.dpopOffered = true
         if (status === 401 && info.error === "use_dpop_nonce" && state.dpop !== undefined) {
           const nonce = headers["dpop-nonce"]
           if (nonce === undefined || nonce === state.dpop.rsNonce) return false

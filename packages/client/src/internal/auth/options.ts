@@ -108,8 +108,8 @@ export interface AuthOptions {
   /** A token sent as it is (`Authorization: Bearer …`); a 401 is then an error. */
   readonly bearerToken?: string | undefined
   /**
-   * DPoP-bound tokens (RFC 9449): `true` always, `false` never; by default when the authorization server
-   * advertises `dpop_signing_alg_values_supported`.
+   * DPoP-bound tokens (RFC 9449): `true` always, `false` never; by default when the server's challenge offers
+   * the `DPoP` scheme and the authorization server advertises `dpop_signing_alg_values_supported`.
    */
   readonly dpop?: boolean | undefined
   /** Keep tokens and registrations in this JSON file (created 0600) instead of the `TokenStore` service. */
