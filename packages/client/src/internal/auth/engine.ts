@@ -241,7 +241,7 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
       const refreshed = yield* grants.refresh(ctx, client, tokens.refreshToken).pipe(
         Effect.map((response) => ({ response })),
         Effect.catchIf(
-          (error) => error.error === "invalid_grant" || error.status === 400 || error.status === 401,
+          (error) => error.error === "invalid_grant",
           () => Effect.succeed(undefined)
         )
       )
