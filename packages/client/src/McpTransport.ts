@@ -210,7 +210,7 @@ export interface HttpOptions {
   readonly closeTimeout?: Duration.DurationInput | undefined
   /**
    * Authorization seam (e.g. `McpAuth`): asked for extra headers before every HTTP request and handed every
-   * 401/403 answer; when it says so the request is sent again with fresh headers (at most 3 times).
+   * 401/403 answer to a POST; when it says so the POST is sent again with fresh headers (at most 3 times).
    */
   readonly authorization?: HttpAuthorization | undefined
 }

@@ -62,12 +62,12 @@ describe("McpAuth policy", () => {
       assert.match(authorize?.searchParams.get("code_challenge") ?? "", /^[\w-]{43}$/)
       assert.strictEqual(authorize?.searchParams.get("resource"), as.mcpUrl)
       assert.strictEqual(authorize?.searchParams.get("scope"), "read")
-      assert.strictEqual(authorize?.searchParams.get("client_id"), "client-1")
+      assert.strictEqual(authorize?.searchParams.get("client_id"), as.clientId)
       const token = as.seen.find((request) => request.path === "/token")
       assert.strictEqual(token?.form.get("grant_type"), "authorization_code")
       assert.strictEqual(token?.form.get("resource"), as.mcpUrl)
       assert.match(token?.form.get("code_verifier") ?? "", /^[\w-]{43,128}$/)
-      assert.strictEqual(token?.authorization, `Basic ${Buffer.from(`client-1:${CLIENT_SECRET}`).toString("base64")}`)
+      assert.strictEqual(token?.authorization, `Basic ${Buffer.from(`${as.clientId}:${CLIENT_SECRET}`).toString("base64")}`)
       assert.deepStrictEqual(yield* auth.headers("POST", new URL(as.mcpUrl)), { authorization: "Bearer access-1" })
     }))
 
@@ -162,6 +162,26 @@ describe("McpAuth policy", () => {
       assert.strictEqual(error.errorDescription, "unknown client")
       const everything = `${error.message} ${JSON.stringify(error)} ${String(error)}`
       for (const secret of [CLIENT_SECRET, "access-1", "refresh-1", "code-1"]) assert.notInclude(everything, secret)
+    }))
+
+  it.scoped("a new authorization server in the PRM: registered there afresh, the old one's client never presented", () =>
+    Effect.gen(function*() {
+      const as1 = yield* scriptedAs
+      const as2 = yield* scriptedAs
+      as1.switches.noRefresh = true
+      const { auth, user } = yield* setup(as1)
+      yield* auth.onChallenge({}, 401, unauthorized(as1.origin))
+      as1.switches.authorizationServers = [as2.origin]
+      assert.isTrue(yield* auth.onChallenge({ authorization: "Bearer access-1" }, 401, unauthorized(as1.origin)))
+      assert.include(as2.paths(), "/register")
+      assert.strictEqual(user.opened[1]?.origin, as2.origin)
+      assert.strictEqual(user.opened[1]?.searchParams.get("client_id"), as2.clientId)
+      for (const request of as2.seen) {
+        assert.notInclude(`${request.query} ${request.form} ${request.authorization ?? ""}`, as1.clientId)
+        assert.notInclude(Buffer.from((request.authorization ?? "").replace(/^Basic /, ""), "base64").toString(), as1.clientId)
+      }
+      assert.deepStrictEqual(yield* auth.headers("POST", new URL(as1.mcpUrl)), { authorization: "Bearer access-1" })
+      assert.strictEqual(as2.seen.filter((request) => request.path === "/token").length, 1)
     }))
 
   it.scoped("a bearer token given as it is: sent as it is, and a 401 is an error", () =>

@@ -173,7 +173,11 @@ const connect = (client: Client, options: HttpOptions) =>
         for (let attempt = 0;; attempt++) {
           const extra = yield* authorization.headers(target)
           const response = yield* executeOnce(HttpClientRequest.setHeaders(request, extra), what)
-          if ((response.status !== 401 && response.status !== 403) || attempt >= 3) return response
+          // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just
+          // carry what there is.
+          if ((response.status !== 401 && response.status !== 403) || attempt >= 3 || request.method !== "POST") {
+            return response
+          }
           const again = yield* authorization.onChallenge(target, extra, { status: response.status, headers: response.headers })
           if (!again) return response
           yield* readText(response)
