@@ -136,16 +136,26 @@ export const fetchResourceMetadata = (server: URL, fromChallenge: string | undef
     return undefined
   })
 
-/** Fetch and check the metadata of an issuer; `undefined` when no location has it. @internal */
-export const fetchServerMetadata = (issuer: URL) =>
+/**
+ * Fetch and check the metadata of an issuer; `undefined` when no location has it. The document's `issuer`
+ * must be identical to `issuerText` (RFC 8414 §3.3): oauth4webapi's own check compares normalized URLs, so the
+ * exact string is compared here too.
+ *
+ * @internal
+ */
+export const fetchServerMetadata = (issuerText: string) =>
   Effect.gen(function*() {
+    const issuer = yield* Effect.try({
+      try: () => new URL(issuerText),
+      catch: () => failDiscovery(`the authorization server ${issuerText} is not a URL`)
+    })
     for (const url of asMetadataUrls(issuer)) {
       const response = yield* get(url)
       if (response.status >= 400 && response.status < 500) {
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
       }
-      return yield* Effect.tryPromise({
+      const as = yield* Effect.tryPromise({
         try: () => oauth.processDiscoveryResponse(issuer, response),
         catch: (cause) =>
           failDiscovery(
@@ -155,6 +165,12 @@ export const fetchServerMetadata = (issuer: URL) =>
             response.status
           )
       })
+      if (as.issuer !== issuerText) {
+        return yield* failDiscovery(
+          `the authorization server metadata at ${url.href} names issuer ${as.issuer}, not ${issuerText} exactly`
+        )
+      }
+      return as
     }
     return undefined
   })
@@ -185,12 +201,8 @@ export const discover = (server: URL, fromChallenge: string | undefined, preferI
       }
       const issuerText = prm.authorizationServers.find((s) => s === preferIssuer) ?? prm.authorizationServers[0]
       if (issuerText === undefined) return yield* failDiscovery("the protected resource metadata lists no authorization server")
-      const issuer = yield* Effect.try({
-        try: () => new URL(issuerText),
-        catch: () => failDiscovery(`the authorization server ${issuerText} is not a URL`)
-      })
-      const as = yield* fetchServerMetadata(issuer)
-      if (as === undefined) return yield* failDiscovery(`no authorization server metadata for ${issuer.href}`)
+      const as = yield* fetchServerMetadata(issuerText)
+      if (as === undefined) return yield* failDiscovery(`no authorization server metadata for ${issuerText}`)
       const discovered: Discovered = {
         prm,
         as,
@@ -201,7 +213,7 @@ export const discover = (server: URL, fromChallenge: string | undefined, preferI
     }
     // 2025-03-26: the MCP server's origin is the authorization server.
     const origin = new URL(server.origin)
-    const as = yield* fetchServerMetadata(origin)
+    const as = yield* fetchServerMetadata(server.origin)
     const discovered: Discovered = {
       prm: undefined,
       as: as ?? defaultEndpoints(origin),
