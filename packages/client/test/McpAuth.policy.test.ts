@@ -184,6 +184,25 @@ describe("McpAuth policy", () => {
       assert.strictEqual(as2.seen.filter((request) => request.path === "/token").length, 1)
     }))
 
+  it.scoped("a stored registration is reused for the same redirect URL only", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const tokens = store.memory()
+      const run = (redirectUrl: string) =>
+        Effect.gen(function*() {
+          const user = browser()
+          const auth = yield* engine.make(new URL(as.mcpUrl), { redirectUrl, onAuthorize: user.onAuthorize }, tokens)
+          // Whatever was stored is refused: a fresh authorization each time.
+          yield* auth.onChallenge({ authorization: "Bearer stale" }, 401, unauthorized(as.origin))
+        })
+      yield* run(REDIRECT)
+      yield* run(REDIRECT)
+      assert.strictEqual(as.paths().filter((path) => path === "/register").length, 1)
+      yield* run("http://127.0.0.1:10/other")
+      assert.strictEqual(as.paths().filter((path) => path === "/register").length, 2)
+    }))
+
   it.scoped("a bearer token given as it is: sent as it is, and a 401 is an error", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs

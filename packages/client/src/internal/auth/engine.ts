@@ -161,7 +161,7 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
         }
         const entries = yield* store.load(serverKey)
         const kept = entries.find((entry) => entry.issuer === as.issuer && entry.client !== undefined)?.client
-        if (kept !== undefined) {
+        if (kept !== undefined && (kept.redirectUri === undefined || kept.redirectUri === redirectUrl.href)) {
           state.client = activate(as.issuer, kept, "stored")
           return state.client
         }

@@ -120,7 +120,12 @@ export const register = (as: oauth.AuthorizationServer, options: AuthOptions, re
     const secret = typeof body["client_secret"] === "string" ? body["client_secret"] : undefined
     const answered = typeof body["token_endpoint_auth_method"] === "string" ? body["token_endpoint_auth_method"] : undefined
     const method = secret === undefined ? "none" : answered ?? secretMethod(as, true)
-    const stored: StoredClient = { clientId: body["client_id"], clientSecret: secret, authMethod: method }
+    const stored: StoredClient = {
+      clientId: body["client_id"],
+      clientSecret: secret,
+      authMethod: method,
+      redirectUri: redirectUrl.href
+    }
     return stored
   })
 

@@ -26,6 +26,8 @@ export interface StoredClient {
   readonly clientId: string
   readonly clientSecret?: string | undefined
   readonly authMethod: string
+  /** The redirect URI it was registered with (a registration is reused only for the same one). */
+  readonly redirectUri?: string | undefined
 }
 
 /** @internal */
