@@ -8,6 +8,10 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as McpClient from "../src/McpClient.js"
 import { connectHttp } from "../src/McpPromise.js"
 import * as McpAuth from "../src/McpAuth.js"
 import { textOf } from "./fixtures/util.js"
@@ -80,6 +84,26 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
     } finally {
       await second.close()
     }
+  })
+
+  it("the Effect API composes the same through layers (file token store as the TokenStore)", async () => {
+    const tokenFile = path.join(dir, "effect-tokens.json")
+    const before = signIns.length
+    const layer = McpClient.layer({ clientName: "effect-layers" }).pipe(
+      Layer.provide(McpAuth.layerHttp({ url: server.mcpUrl })),
+      Layer.provide(McpAuth.layer(auth())),
+      Layer.provide(McpAuth.layerFileStore(tokenFile)),
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
+    const call = Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      return textOf(yield* client.callTool("whoami"))
+    }).pipe(Effect.provide(layer))
+    assert.strictEqual(await Effect.runPromise(call), "hello demo-user")
+    assert.strictEqual(await Effect.runPromise(call), "hello demo-user")
+    assert.strictEqual(signIns.length, before + 1)
+    const stored = JSON.parse(await fs.readFile(tokenFile, "utf8")) as Record<string, { server: string; issuer: string }>
+    assert.deepStrictEqual(Object.values(stored).map((entry) => [entry.server, entry.issuer]), [[server.mcpUrl, server.issuer]])
   })
 
   it("a refused sign-in is a tagged error naming the step and what the server said", async () => {
