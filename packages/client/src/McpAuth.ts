@@ -71,7 +71,7 @@ export class TokenStore extends Context.Tag("@mcp-effect/client/McpAuth/TokenSto
  * @since 0.1.0
  * @category layers
  */
-export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, store.memory)
+export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, () => TokenStore.of(store.memory()))
 
 /**
  * Tokens in a JSON file, created with mode 0600.
@@ -79,7 +79,8 @@ export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, 
  * @since 0.1.0
  * @category layers
  */
-export const layerFileStore = (path: string): Layer.Layer<TokenStore> => Layer.sync(TokenStore, () => store.file(path))
+export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
+  Layer.sync(TokenStore, () => TokenStore.of(store.file(path)))
 
 /**
  * @since 0.1.0
@@ -109,19 +110,19 @@ const asTransportError = (error: McpAuthError) =>
 export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
   Layer.effect(
     McpAuth,
-    Effect.map(Effect.serviceOption(TokenStore), (provided): Service => {
+    Effect.map(Effect.serviceOption(TokenStore), (provided) => {
       const tokens = Option.getOrElse(
         provided,
         () => options.tokenFile === undefined ? store.memory() : store.file(options.tokenFile)
       )
-      return {
+      return McpAuth.of({
         forServer: (url) =>
           Effect.map(engine.make(new URL(url), options, tokens), (auth): McpTransport.HttpAuthorization => ({
             headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
             onChallenge: (_request, sent, response) =>
               Effect.mapError(auth.onChallenge(sent, response.status, response.headers), asTransportError)
           }))
-      }
+      })
     })
   )
 
