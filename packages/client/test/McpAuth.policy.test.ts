@@ -203,6 +203,32 @@ describe("McpAuth policy", () => {
       assert.strictEqual(as.paths().filter((path) => path === "/register").length, 2)
     }))
 
+  it.scoped("workload JWT bearer grant: the assertion as `assertion`, a refusal surfaced and never retried", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const { auth, user } = yield* setup(as, { jwtBearer: { clientId: "workload", assertion: "header.payload.signature" } })
+      assert.isTrue(yield* auth.onChallenge({}, 401, unauthorized(as.origin)))
+      const grant = as.seen.find((request) => request.path === "/token")
+      assert.strictEqual(grant?.form.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer")
+      assert.strictEqual(grant?.form.get("assertion"), "header.payload.signature")
+      assert.strictEqual(grant?.form.get("client_id"), "workload")
+      assert.notInclude(as.paths(), "/register")
+      assert.strictEqual(user.opened.length, 0)
+
+      as.switches.refuseClient = true
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = failureOf(yield* Effect.exit(auth.onChallenge({ authorization: "Bearer access-1" }, 401, unauthorized(as.origin))))
+        assert.strictEqual(error.step, "token")
+        assert.strictEqual(error.error, "invalid_client")
+      }
+      // One grant, one refused grant: the second challenge gets the same error without a request.
+      assert.deepStrictEqual(
+        as.seen.filter((request) => request.path === "/token").map((request) => request.form.get("grant_type")),
+        ["urn:ietf:params:oauth:grant-type:jwt-bearer", "urn:ietf:params:oauth:grant-type:jwt-bearer"]
+      )
+    }))
+
   it.scoped("a bearer token given as it is: sent as it is, and a 401 is an error", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs

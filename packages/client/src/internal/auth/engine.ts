@@ -13,7 +13,7 @@ import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
 import { proof } from "./dpop.js"
 import * as grants from "./grants.js"
-import type { AuthOptions } from "./options.js"
+import type { AuthOptions, JwtBearer } from "./options.js"
 import * as S from "./session.js"
 import type { Store } from "./store.js"
 
@@ -59,10 +59,26 @@ const authorizationCode = (session: S.Session, found: Discovered, scopes: Readon
     return yield* grants.redeemCode(context, client, request, redirectUrl, landedUrl)
   })
 
+/**
+ * The workload JWT bearer grant: its failure is surfaced as it is, and with a fixed assertion the grant is
+ * not tried again (a function giving fresh assertions may be).
+ */
+const workloadGrant = (session: S.Session, context: grants.GrantContext, grant: JwtBearer) =>
+  Effect.gen(function*() {
+    return yield* grants.workloadJwtBearer(context, grant).pipe(
+      Effect.tapError((error) =>
+        Effect.sync(() => {
+          if (typeof grant.assertion === "string") session.state.refusedAssertion = error
+        })
+      )
+    )
+  })
+
 /** Get a new token by the configured grant, at most twice per scope set. */
 const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
   Effect.gen(function*() {
     const { options, state } = session
+    if (options.jwtBearer !== undefined && state.refusedAssertion !== undefined) return yield* state.refusedAssertion
     const key = [...(scopes ?? [])].sort().join(" ")
     const count = state.authorizations.get(key) ?? 0
     if (count >= MAX_AUTHORIZATIONS_PER_SCOPES) {
@@ -79,7 +95,7 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
       : options.enterprise !== undefined
       ? yield* grants.enterpriseManaged(yield* context, options.enterprise)
       : options.jwtBearer !== undefined
-      ? yield* grants.workloadJwtBearer(yield* context, options.jwtBearer)
+      ? yield* workloadGrant(session, yield* context, options.jwtBearer)
       : yield* authorizationCode(session, found, scopes)
     yield* S.keep(session, found.as.issuer, response)
   })

@@ -7,6 +7,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as oauth from "oauth4webapi"
+import type { McpAuthError } from "../../McpAuthError.js"
 import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
@@ -37,6 +38,8 @@ export interface State {
   authorizations: Map<string, number>
   /** Consecutive 401s to tokens just issued. */
   freshRefusals: number
+  /** A refused JWT bearer grant with a fixed assertion: surfaced again, never retried. */
+  refusedAssertion: McpAuthError | undefined
 }
 
 /** @internal */
@@ -65,7 +68,8 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
       dpop: undefined,
       dpopOffered: false,
       authorizations: new Map(),
-      freshRefusals: 0
+      freshRefusals: 0,
+      refusedAssertion: undefined
     }
   }))
 
