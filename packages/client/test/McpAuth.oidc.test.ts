@@ -106,6 +106,26 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
     assert.deepStrictEqual(Object.values(stored).map((entry) => [entry.server, entry.issuer]), [[server.mcpUrl, server.issuer]])
   })
 
+  it("the loopback receiver catches the browser's redirect (as a command-line program would use it)", async () => {
+    const receiver = await McpAuth.loopbackReceiver({
+      open: async (url) => {
+        // The user's browser: signs in, and is sent to the receiver.
+        const landed = await followAuthorization(url, receiver.redirectUrl)
+        assert.match(await (await fetch(landed)).text(), /close this window/)
+      }
+    })
+    try {
+      const client = await connectHttp({
+        url: server.mcpUrl,
+        auth: { clientName: "loopback", redirectUrl: receiver.redirectUrl, onAuthorize: receiver.onAuthorize }
+      })
+      assert.strictEqual(textOf(await client.callTool("whoami")), "hello demo-user")
+      await client.close()
+    } finally {
+      await receiver.close()
+    }
+  })
+
   it("a refused sign-in is a tagged error naming the step and what the server said", async () => {
     const client = await connectHttp({
       url: server.mcpUrl,
