@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as TestClock from "effect/TestClock"
+import * as jose from "jose"
 import * as engine from "../src/internal/auth/engine.js"
 import type { AuthOptions } from "../src/internal/auth/options.js"
 import * as store from "../src/internal/auth/store.js"
@@ -227,6 +228,25 @@ describe("McpAuth policy", () => {
         as.seen.filter((request) => request.path === "/token").map((request) => request.form.get("grant_type")),
         ["urn:ietf:params:oauth:grant-type:jwt-bearer", "urn:ietf:params:oauth:grant-type:jwt-bearer"]
       )
+    }))
+
+  it.scoped("a pre-registered client with a key authenticates with private_key_jwt where the server supports it", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.authMethods = ["private_key_jwt", "client_secret_basic"]
+      const keys = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+      const pem = yield* Effect.promise(() => jose.exportPKCS8(keys.privateKey))
+      const { auth } = yield* setup(as, { client: { clientId: "pre-1", privateKey: pem } })
+      yield* auth.onChallenge({}, 401, unauthorized(as.origin))
+      assert.notInclude(as.paths(), "/register")
+      const token = as.seen.find((request) => request.path === "/token")
+      assert.strictEqual(token?.form.get("client_assertion_type"), "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+      assert.strictEqual(token?.authorization, undefined)
+      const verified = yield* Effect.promise(() =>
+        jose.jwtVerify(token?.form.get("client_assertion") ?? "", keys.publicKey, { audience: as.origin })
+      )
+      assert.strictEqual(verified.payload.iss, "pre-1")
+      assert.strictEqual(verified.payload.sub, "pre-1")
     }))
 
   it.scoped("a bearer token given as it is: sent as it is, and a 401 is an error", () =>

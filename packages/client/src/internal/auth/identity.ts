@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { importPrivateKey } from "./oauthCalls.js"
 import type { AuthOptions } from "./options.js"
 import type { StoredClient } from "./store.js"
 
@@ -143,9 +144,27 @@ export const preRegistered = (
   if (client === undefined) return undefined
   const issuer = client.issuer ?? boundTo
   if (issuer !== undefined && new URL(issuer).href !== new URL(as.issuer).href) return undefined
+  const supported = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
+  const useKey = client.privateKey !== undefined &&
+    (supported.includes("private_key_jwt") || client.clientSecret === undefined)
   return {
     clientId: client.clientId,
     clientSecret: client.clientSecret,
-    authMethod: secretMethod(as, client.clientSecret !== undefined)
+    authMethod: useKey ? "private_key_jwt" : secretMethod(as, client.clientSecret !== undefined)
   }
 }
+
+/**
+ * The active pre-registered client: with `private_key_jwt`, its key imported for oauth4webapi.
+ *
+ * @internal
+ */
+export const activatePreRegistered = (issuer: string, stored: StoredClient, options: AuthOptions) =>
+  Effect.gen(function*() {
+    const key = options.client?.privateKey
+    const active = activate(issuer, stored, "pre-registered")
+    if (stored.authMethod !== "private_key_jwt" || key === undefined) return active
+    const imported = yield* importPrivateKey(key, options.client?.signingAlgorithm ?? "ES256")
+    const withKey: ActiveClient = { ...active, auth: oauth.PrivateKeyJwt(imported) }
+    return withKey
+  })

@@ -23,6 +23,10 @@ export type HookResult<A> = A | PromiseLike<A> | Effect.Effect<A, unknown>
 export interface PreRegisteredClient {
   readonly clientId: string
   readonly clientSecret?: string | undefined
+  /** PKCS#8 PEM or a `CryptoKey`: `private_key_jwt` at the token endpoint, where the server supports it. */
+  readonly privateKey?: string | jose.CryptoKey | undefined
+  /** The JWS algorithm of `privateKey` (default ES256). */
+  readonly signingAlgorithm?: string | undefined
   /**
    * The issuer the client is registered with. Without it the credentials are bound to the first
    * authorization server they are used with and never presented to another.

@@ -12,7 +12,7 @@ import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
 import type { GrantContext } from "./grants.js"
-import { activate, type ActiveClient, preRegistered, register } from "./identity.js"
+import { activate, type ActiveClient, activatePreRegistered, preRegistered, register } from "./identity.js"
 import type { AuthOptions } from "./options.js"
 import type { Store, StoredTokens } from "./store.js"
 
@@ -197,7 +197,7 @@ export const identity = (session: Session, found: Discovered, redirectUrl: URL) 
     const pre = preRegistered(as, options, state.preRegisteredAt)
     if (pre !== undefined) {
       state.preRegisteredAt ??= as.issuer
-      state.client = activate(as.issuer, pre, "pre-registered")
+      state.client = yield* activatePreRegistered(as.issuer, pre, options)
       return state.client
     }
     const entries = yield* session.store.load(session.server.href)
