@@ -87,8 +87,8 @@ export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
  * @category models
  */
 export interface Service {
-  /** The transport seam for one MCP server URL. */
-  readonly forServer: (url: string | URL) => Effect.Effect<McpTransport.HttpAuthorization>
+  /** The transport's authorizer for one MCP server URL. */
+  readonly forServer: (url: string | URL) => Effect.Effect<McpTransport.HttpAuthorizer>
 }
 
 /**
@@ -99,7 +99,7 @@ export class McpAuth extends Context.Tag("@mcp-effect/client/McpAuth")<McpAuth, 
 
 /** An OAuth failure as the transport reports it: the `McpAuthError` is its cause. */
 const asTransportError = (error: McpAuthError) =>
-  new McpTransportError({ reason: "Http", status: error.status ?? 401, detail: error.message, cause: error })
+  new McpTransportError({ reason: "Auth", status: error.status ?? 401, detail: error.message, cause: error })
 
 /**
  * The authorization service. Uses the `TokenStore` if one is provided, else `tokenFile`, else memory.
@@ -117,10 +117,17 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
       )
       return McpAuth.of({
         forServer: (url) =>
-          Effect.map(engine.make(new URL(url), options, tokens), (auth): McpTransport.HttpAuthorization => ({
+          Effect.map(engine.make(new URL(url), options, tokens), (auth): McpTransport.HttpAuthorizer => ({
             headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
-            onChallenge: (_request, sent, response) =>
-              Effect.mapError(auth.onChallenge(sent, response.status, response.headers), asTransportError)
+            // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just
+            // carry what there is.
+            onChallenge: (challenge) =>
+              challenge.request.method !== "POST"
+                ? Effect.succeed("fail" as const)
+                : auth.onChallenge(undefined, challenge.status, challenge.headers).pipe(
+                  Effect.map((again) => again ? "retry" as const : "fail" as const),
+                  Effect.mapError(asTransportError)
+                )
           }))
       })
     })
@@ -138,8 +145,8 @@ export const layerHttp = (
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const auth = yield* McpAuth
-      const authorization = yield* auth.forServer(options.url)
-      return McpTransport.layerHttp({ ...options, authorization })
+      const authorizer = yield* auth.forServer(options.url)
+      return McpTransport.layerHttp({ ...options, authorizer })
     })
   )
 

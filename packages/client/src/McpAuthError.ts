@@ -21,7 +21,7 @@ export const AuthStep = Schema.Literal("discovery", "registration", "authorizati
 export type AuthStep = typeof AuthStep.Type
 
 /**
- * An OAuth failure. On an MCP call it arrives as the `cause` of an `McpTransportError` (status 401 or 403);
+ * An OAuth failure. On an MCP call it arrives as the `cause` of an `McpTransportError` (reason `"Auth"`);
  * `McpAuth.authErrorOf` finds it.
  *
  * @since 0.1.0

@@ -3,7 +3,7 @@
  * warm up, time the sequential and the concurrent `tools/call` phases, close. The clock is read only at the
  * phase boundaries.
  */
-import { connectStdio, McpClient } from "@mcp-effect/client"
+import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client"
 import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/client/stdio"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -41,7 +41,7 @@ export const runOursEffect = (serverEra: ServerEra, clientEra: ClientEra, worklo
     return yield* Effect.gen(function*() {
       const start = yield* now
       const context = yield* Layer.buildWithScope(
-        McpClient.layerStdio({
+        NodeMcpClient.layerStdio({
           command: process.execPath,
           args: serverArgs(serverEra),
           clientName: CLIENT_NAME,

@@ -27,7 +27,11 @@ type Headers = Readonly<Record<string, string>>
 /** @internal */
 export interface Engine {
   readonly headers: (method: string, url: URL) => Effect.Effect<Record<string, string>, McpAuthError>
-  readonly onChallenge: (sent: Headers, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
+  /**
+   * A 401/403 to a request sent with `sent` (the headers `headers` gave it, when the transport says; without
+   * them, a token renewed while this challenge waited its turn counts as newer than the one sent).
+   */
+  readonly onChallenge: (sent: Headers | undefined, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
 }
 
 const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes: ReadonlyArray<string> | undefined) =>
@@ -162,13 +166,12 @@ const stepUp = (session: S.Session, info: ChallengeInfo) =>
   })
 
 /** 401: discover afresh (the authorization server may have changed), refresh if possible, else authorize. */
-const unauthorized = (session: S.Session, sent: Headers, info: ChallengeInfo, status: number) =>
+const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInfo, status: number) =>
   Effect.gen(function*() {
     const state = session.state
     if (session.options.bearerToken !== undefined) {
       return yield* new McpAuthError({ step: "authorization", detail: "the server refused the bearer token given", status })
     }
-    const sentToken = sent["authorization"] !== undefined
     const tokens = state.tokens
     const now = yield* Clock.currentTimeMillis
     const found = yield* S.discoverNow(session, info)
@@ -188,8 +191,20 @@ const unauthorized = (session: S.Session, sent: Headers, info: ChallengeInfo, st
     return true
   })
 
-const onChallenge = (session: S.Session, sent: Headers, status: number, responseHeaders: Headers) =>
-  session.lock.withPermits(1)(Effect.gen(function*() {
+const onChallenge = (session: S.Session, sent: Headers | undefined, status: number, responseHeaders: Headers) =>
+  Effect.suspend(() => {
+    const before = session.state.tokens
+    return session.lock.withPermits(1)(challenged(session, sent, before, status, responseHeaders))
+  })
+
+const challenged = (
+  session: S.Session,
+  sent: Headers | undefined,
+  before: S.Tokens | undefined,
+  status: number,
+  responseHeaders: Headers
+) =>
+  Effect.gen(function*() {
     const state = session.state
     const info = challengeInfo(responseHeaders["www-authenticate"])
     if (info.schemes.includes("dpop")) state.dpopOffered = true
@@ -201,10 +216,12 @@ const onChallenge = (session: S.Session, sent: Headers, status: number, response
     }
     // Another request already got a newer token: just send this one again.
     const current = S.authorizationValue(session)
-    if (current !== undefined && sent["authorization"] !== current) return true
+    if (sent !== undefined && current !== undefined && sent["authorization"] !== current) return true
+    if (sent === undefined && state.tokens !== undefined && state.tokens !== before) return true
     if (status === 403) return yield* stepUp(session, info)
-    return yield* unauthorized(session, sent, info, status)
-  }))
+    const sentToken = sent === undefined ? before !== undefined : sent["authorization"] !== undefined
+    return yield* unauthorized(session, sentToken, info, status)
+  })
 
 /** @internal */
 export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>

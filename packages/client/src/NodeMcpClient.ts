@@ -1,0 +1,67 @@
+/**
+ * The client on Node: the one-call layers that bring their own Node services (the child-process executor for
+ * stdio, undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
+ * client runs on any runtime that provides an `HttpClient` (or a `CommandExecutor`).
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+ *
+ * McpClient.listTools().pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })), Effect.runPromise)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Layer from "effect/Layer"
+import * as McpAuth from "./McpAuth.js"
+import * as McpClient from "./McpClient.js"
+import type { McpClientError } from "./McpError.js"
+import * as McpTransport from "./McpTransport.js"
+
+/**
+ * The stdio transport with Node's child-process executor.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
+  McpTransport.layerStdio(options).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * The Streamable HTTP transport on Node's undici HTTP client.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
+  McpTransport.layerHttp(options).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * A client of a server spawned over stdio: the one-call layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
+  McpClient.layer(options).pipe(Layer.provide(layerStdioTransport(options)))
+
+/**
+ * A client of a Streamable HTTP server (either era), on Node's undici HTTP client; with `auth`, through
+ * `McpAuth` (OAuth).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
+  McpClient.layer(options).pipe(
+    Layer.provide(
+      options.auth === undefined
+        ? layerHttpTransport(options)
+        : McpAuth.layerHttp(options).pipe(
+          Layer.provide(McpAuth.layer(options.auth)),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+    )
+  )
