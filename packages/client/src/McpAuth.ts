@@ -124,7 +124,7 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
             onChallenge: (challenge) =>
               challenge.request.method !== "POST"
                 ? Effect.succeed("fail" as const)
-                : auth.onChallenge(undefined, challenge.status, challenge.headers).pipe(
+                : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
                   Effect.map((again) => again ? "retry" as const : "fail" as const),
                   Effect.mapError(asTransportError)
                 )

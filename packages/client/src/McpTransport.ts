@@ -244,6 +244,8 @@ export interface HttpChallenge {
   /** The response's headers (lower-case names), e.g. `www-authenticate`. */
   readonly headers: Readonly<Record<string, string>>
   readonly request: HttpRequestInfo
+  /** The headers the authorizer gave the refused request (tells a stale credential from the current one). */
+  readonly sent?: Readonly<Record<string, string>> | undefined
 }
 
 /**

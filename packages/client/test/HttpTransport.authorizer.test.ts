@@ -50,6 +50,7 @@ describe("the HTTP authorizer seam", () => {
       assert.strictEqual(challenges[0]?.status, 401)
       assert.strictEqual(challenges[0]?.headers["www-authenticate"], "Bearer resource_metadata=\"https://as.example/meta\"")
       assert.deepInclude(challenges[0]?.request, { method: "POST", mcpMethod: "server/discover", attempt: 0 })
+      assert.deepStrictEqual(challenges[0]?.sent, { authorization: "Bearer token-0" })
       assert.deepStrictEqual(asked.map((info) => [info.mcpMethod, info.attempt]), [
         ["server/discover", 0],
         ["server/discover", 1],

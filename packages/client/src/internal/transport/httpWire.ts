@@ -116,15 +116,22 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
     attempt
   })
   const attempt = (outgoing: Outgoing, n: number) =>
-    Effect.flatMap(authorizer.headers(info(outgoing, n)), (extra) => once(outgoing, extra))
+    Effect.flatMap(
+      authorizer.headers(info(outgoing, n)),
+      (extra) => Effect.map(once(outgoing, extra), (response) => ({ response, extra }))
+    )
 
   // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
   const maxRetries = 3
   const run = (outgoing: Outgoing, n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope> =>
-    Effect.flatMap(attempt(outgoing, n), (response) => {
+    Effect.flatMap(attempt(outgoing, n), ({ extra, response }) => {
       if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
-      return authorizer.onChallenge({ status: response.status, headers: response.headers, request: info(outgoing, n) })
-        .pipe(Effect.flatMap((decision) => decision === "retry" ? run(outgoing, n + 1) : Effect.succeed(response)))
+      return authorizer.onChallenge({
+        status: response.status,
+        headers: response.headers,
+        request: info(outgoing, n),
+        sent: extra
+      }).pipe(Effect.flatMap((decision) => decision === "retry" ? run(outgoing, n + 1) : Effect.succeed(response)))
     })
 
   return { url, execute: (outgoing) => run(outgoing, 0) }
