@@ -69,6 +69,20 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
     }
   })
 
+  it("requests refused at once share one authorization: no second sign-in", async () => {
+    const client = await connectHttp({ url: server.mcpUrl, auth: auth() })
+    try {
+      assert.strictEqual(textOf(await client.callTool("whoami")), "hello demo-user")
+      const before = signIns.length
+      await server.revokeAll()
+      const answers = await Promise.all([1, 2, 3, 4].map(() => client.callTool("whoami")))
+      assert.deepStrictEqual(answers.map(textOf), Array(4).fill("hello demo-user"))
+      assert.strictEqual(signIns.length, before + 1)
+    } finally {
+      await client.close()
+    }
+  })
+
   it("a file token store (0600) lets a later client start signed in", async () => {
     const tokenFile = path.join(dir, "tokens.json")
     const before = signIns.length
