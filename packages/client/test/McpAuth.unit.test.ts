@@ -8,7 +8,7 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { challengeInfo, parseChallenges, unionScopes } from "../src/internal/auth/challenge.js"
-import { asMetadataUrls, prmUrls, resourceCovers } from "../src/internal/auth/discovery.js"
+import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, resourceCovers } from "../src/internal/auth/discovery.js"
 import * as store from "../src/internal/auth/store.js"
 import * as McpAuth from "../src/McpAuth.js"
 
@@ -118,5 +118,47 @@ describe("loopback redirect receiver", () => {
       const landed = yield* Effect.promise(() => receiver.onAuthorize(new URL("https://as.example/authorize?x=1")))
       assert.strictEqual(landed, `${receiver.redirectUrl}?code=abc&state=xyz`)
       assert.deepStrictEqual(opened, ["https://as.example/authorize?x=1"])
+    }))
+})
+
+describe("bounded answers", () => {
+  it.scoped("an answer over 1 MiB fails the exchange instead of being held", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const { createServer } = await import("node:http")
+          const s = createServer((_req, res) => {
+            res.writeHead(200, { "content-type": "application/json" })
+            const chunk = Buffer.alloc(64 * 1024, 32)
+            let sent = 0
+            const pump = () => {
+              while (sent < 4 * 1024 * 1024) {
+                sent += chunk.length
+                if (!res.write(chunk)) return void res.once("drain", pump)
+              }
+              res.end()
+            }
+            pump()
+          })
+          await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve))
+          return s
+        }),
+        (s) => Effect.promise(() => new Promise<void>((resolve) => {
+          s.closeAllConnections()
+          s.close(() => resolve())
+        }))
+      )
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const error = yield* Effect.flip(fetchResourceMetadata(new URL(`http://127.0.0.1:${port}/mcp`), undefined))
+      assert.strictEqual(error.step, "discovery")
+      assert.match(error.message, /larger than/)
+    }))
+
+  it.effect("an authorization server on plain http elsewhere than loopback is refused", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(fetchServerMetadata("http://as.example"))
+      assert.strictEqual(error.step, "discovery")
+      assert.match(error.message, /https/)
     }))
 })

@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { boundedFetch } from "./bounded.js"
 
 /** @internal */
 export interface ResourceMetadata {
@@ -31,16 +32,21 @@ export interface Discovered {
 
 const isLoopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]"
 
-/** oauth4webapi options: plain http only to loopback hosts. @internal */
-export const httpOptions = (url: URL): { [oauth.allowInsecureRequests]?: boolean } =>
-  url.protocol === "http:" && isLoopback(url) ? { [oauth.allowInsecureRequests]: true } : {}
+/** oauth4webapi options: bounded answers; plain http only to loopback hosts. @internal */
+export const httpOptions = (url: URL): {
+  [oauth.allowInsecureRequests]?: boolean
+  [oauth.customFetch]: (url: string, init: RequestInit) => Promise<Response>
+} =>
+  url.protocol === "http:" && isLoopback(url)
+    ? { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: boundedFetch }
+    : { [oauth.customFetch]: boundedFetch }
 
 const failDiscovery = (detail: string, status?: number) =>
   new McpAuthError(status === undefined ? { step: "discovery", detail } : { step: "discovery", detail, status })
 
 const get = (url: URL) =>
   Effect.tryPromise({
-    try: (signal) => fetch(url, { headers: { accept: "application/json" }, signal, redirect: "follow" }),
+    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "follow" }),
     catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
   })
 
@@ -120,7 +126,6 @@ export const fetchResourceMetadata = (server: URL, fromChallenge: string | undef
     for (const url of prmUrls(server, fromChallenge)) {
       const response = yield* get(url)
       if (response.status !== 200) {
-        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
       }
       const body = yield* readJson(response, url)
@@ -149,10 +154,12 @@ export const fetchServerMetadata = (issuerText: string) =>
       try: () => new URL(issuerText),
       catch: () => failDiscovery(`the authorization server ${issuerText} is not a URL`)
     })
+    if (issuer.protocol !== "https:" && !(issuer.protocol === "http:" && isLoopback(issuer))) {
+      return yield* failDiscovery(`the authorization server ${issuerText} is not on https (plain http only on loopback)`)
+    }
     for (const url of asMetadataUrls(issuer)) {
       const response = yield* get(url)
       if (response.status >= 400 && response.status < 500) {
-        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         continue
       }
       const as = yield* Effect.tryPromise({

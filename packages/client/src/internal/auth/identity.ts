@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { boundedFetch } from "./bounded.js"
 import { importPrivateKey } from "./oauthCalls.js"
 import type { AuthOptions } from "./options.js"
 import type { StoredClient } from "./store.js"
@@ -93,7 +94,7 @@ export const register = (as: oauth.AuthorizationServer, options: AuthOptions, re
     const endpoint = as.registration_endpoint
     const registered = yield* Effect.tryPromise({
       try: async (signal) => {
-        const response = await fetch(endpoint, {
+        const response = await boundedFetch(endpoint, {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json" },
           body: JSON.stringify(metadata),
