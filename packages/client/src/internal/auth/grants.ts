@@ -27,11 +27,12 @@ export interface GrantContext {
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 
-const tokenOptions = (context: GrantContext, extra: Record<string, string> = {}) => {
+const tokenOptions = (context: GrantContext, signal: AbortSignal) => {
   const endpoint = new URL(context.as.token_endpoint ?? context.as.issuer)
   return {
     ...httpOptions(endpoint),
-    additionalParameters: { resource: context.resource, ...extra },
+    signal,
+    additionalParameters: { resource: context.resource },
     ...(context.dpop === undefined ? {} : { DPoP: context.dpop.handle })
   }
 }
@@ -117,7 +118,7 @@ export const redeemCode = (
     return yield* call(
       "token",
       "the authorization code exchange",
-      () =>
+      (signal) =>
         oauth.authorizationCodeGrantRequest(
           context.as,
           client.client,
@@ -125,7 +126,7 @@ export const redeemCode = (
           params,
           redirectUrl.href,
           request.verifier,
-          tokenOptions(context)
+          tokenOptions(context, signal)
         ),
       (response) => oauth.processAuthorizationCodeResponse(context.as, client.client, response)
     )
@@ -136,7 +137,7 @@ export const refresh = (context: GrantContext, client: ActiveClient, refreshToke
   call(
     "refresh",
     "the refresh token request",
-    () => oauth.refreshTokenGrantRequest(context.as, client.client, client.auth, refreshToken, tokenOptions(context)),
+    (signal) => oauth.refreshTokenGrantRequest(context.as, client.client, client.auth, refreshToken, tokenOptions(context, signal)),
     (response) => oauth.processRefreshTokenResponse(context.as, client.client, response)
   )
 
@@ -162,8 +163,8 @@ export const clientCredentials = (context: GrantContext, credentials: ClientCred
     return yield* call(
       "token",
       "the client_credentials token request",
-      () =>
-        oauth.clientCredentialsGrantRequest(context.as, client, auth, scopeParam(context.scopes), tokenOptions(context)),
+      (signal) =>
+        oauth.clientCredentialsGrantRequest(context.as, client, auth, scopeParam(context.scopes), tokenOptions(context, signal)),
       (response) => oauth.processClientCredentialsResponse(context.as, client, response)
     )
   })
@@ -178,15 +179,14 @@ const jwtBearerGrant = (
   call(
     "token",
     what,
-    () =>
-      oauth.genericTokenEndpointRequest(context.as, client, auth, JWT_BEARER, {
+    (signal) => {
+      const options = { ...httpOptions(new URL(context.as.token_endpoint ?? context.as.issuer)), signal }
+      return oauth.genericTokenEndpointRequest(context.as, client, auth, JWT_BEARER, {
         assertion,
         resource: context.resource,
         ...scopeParam(context.scopes)
-      }, context.dpop === undefined ? httpOptions(new URL(context.as.token_endpoint ?? context.as.issuer)) : {
-        ...httpOptions(new URL(context.as.token_endpoint ?? context.as.issuer)),
-        DPoP: context.dpop.handle
-      }),
+      }, context.dpop === undefined ? options : { ...options, DPoP: context.dpop.handle })
+    },
     (response) => oauth.processGenericTokenEndpointResponse(context.as, client, response)
   )
 
@@ -218,7 +218,7 @@ export const enterpriseManaged = (context: GrantContext, grant: EnterpriseManage
     const exchanged = yield* call(
       "token",
       "the token exchange at the identity provider",
-      () =>
+      (signal) =>
         oauth.genericTokenEndpointRequest(idp, idpClient, idpAuth, TOKEN_EXCHANGE, {
           subject_token: idToken,
           subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
@@ -226,7 +226,7 @@ export const enterpriseManaged = (context: GrantContext, grant: EnterpriseManage
           audience: context.as.issuer,
           resource: context.resource,
           ...scopeParam(context.scopes)
-        }, httpOptions(endpoint)),
+        }, { ...httpOptions(endpoint), signal }),
       (response) =>
         oauth.processGenericTokenEndpointResponse(idp, idpClient, response, {
           recognizedTokenTypes: { n_a: () => undefined }

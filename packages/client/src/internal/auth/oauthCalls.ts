@@ -56,16 +56,17 @@ export const toAuthError = (step: AuthStep, what: string) => (cause: unknown): M
 export const call = <A>(
   step: AuthStep,
   what: string,
-  request: () => Promise<Response>,
+  request: (signal: AbortSignal) => Promise<Response>,
   process: (response: Response) => Promise<A>
 ): Effect.Effect<A, McpAuthError> =>
   Effect.tryPromise({
-    try: async () => {
+    // Interrupting the Effect aborts the HTTP request.
+    try: async (signal) => {
       try {
-        return await process(await request())
+        return await process(await request(signal))
       } catch (error) {
         if (!oauth.isDPoPNonceError(error)) throw error
-        return await process(await request())
+        return await process(await request(signal))
       }
     },
     catch: toAuthError(step, what)
