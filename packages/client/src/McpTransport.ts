@@ -108,6 +108,11 @@ export interface Connection {
   readonly ended: Effect.Effect<McpServerGoneError | McpClosedError>
   /** `true` where closing a request's response stream is its cancellation, so no notification is sent. */
   readonly cancelsByClosingStream: (era: Era) => boolean
+  /**
+   * `false` when `send` never uses its scope (stdio, memory), so the client makes none per request
+   * (default `true`).
+   */
+  readonly scopedSend?: boolean | undefined
 }
 
 /**

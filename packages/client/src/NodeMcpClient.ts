@@ -1,6 +1,6 @@
 /**
- * The client on Node: the one-call layers that bring their own Node services (the child-process executor for
- * stdio, undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
+ * The client on Node: the one-call layers that bring their own Node services (`child_process` for stdio,
+ * undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
  * client runs on any runtime that provides an `HttpClient` (or a `CommandExecutor`).
  *
  * ```ts
@@ -12,22 +12,23 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
+import * as nodeStdio from "./internal/transport/nodeStdio.js"
 import * as McpTransport from "./McpTransport.js"
 
 /**
- * The stdio transport with Node's child-process executor.
+ * The stdio transport on Node's `child_process`: one `data` listener, one write per message (the fast path;
+ * `McpTransport.layerStdio` with `NodeContext.layer` is the portable one, on `@effect/platform`'s `Command`).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
-  McpTransport.layerStdio(options).pipe(Layer.provide(NodeContext.layer))
+  Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
 
 /**
  * The Streamable HTTP transport on Node's undici HTTP client.

@@ -1,19 +1,24 @@
-import { McpTransport } from "@mcp-effect/client"
+import { McpTransport, NodeMcpClient } from "@mcp-effect/client"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { messages, receive } from "./fixtures/connection.js"
 import { isAlive } from "./fixtures/util.js"
 
+/** Both stdio transports: the portable one (`@effect/platform` `Command`) and Node's (`child_process`). */
+const transports = [
+  ["platform Command", (options: McpTransport.StdioOptions) => McpTransport.layerStdio(options).pipe(Layer.provide(NodeContext.layer))],
+  ["Node child_process", NodeMcpClient.layerStdioTransport]
+] as const
+
+for (const [name, layerOf] of transports) {
 const connect = (options: McpTransport.StdioOptions) =>
-  Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(
-    Effect.provide(McpTransport.layerStdio(options)),
-    Effect.provide(NodeContext.layer)
-  )
+  Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(Effect.provide(layerOf(options)))
 
 const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): McpTransport.StdioOptions => ({
   command: process.execPath,
@@ -22,7 +27,7 @@ const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): M
 })
 
 
-describe("stdio transport", () => {
+describe(`stdio transport (${name})`, () => {
   it.scopedLive("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
     Effect.gen(function*() {
       const connection = yield* connect(node("process.stdin.pipe(process.stdout)"))
@@ -124,3 +129,4 @@ describe("stdio transport", () => {
       assert.isFalse(isAlive(pid))
     }))
 })
+}

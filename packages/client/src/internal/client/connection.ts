@@ -30,6 +30,8 @@ export interface Link {
 export interface Session {
   readonly link: Link
   readonly info: EraResolver.EraInfo
+  /** `Effect.succeed` of this session, made once. */
+  readonly succeed: Effect.Effect<Session>
 }
 
 /** What the connection tells the rest of the client. @internal */
@@ -47,6 +49,19 @@ export interface Connections {
   /** The current link, opened (again) if needed. */
   readonly currentLink: Effect.Effect<Link, McpClientError>
   readonly close: Effect.Effect<void>
+}
+
+/** @internal */
+export const makeSession = (link: Link, info: EraResolver.EraInfo): Session => {
+  let succeed: Effect.Effect<Session> | undefined
+  const session: Session = {
+    link,
+    info,
+    get succeed() {
+      return succeed ??= Effect.succeed(session)
+    }
+  }
+  return session
 }
 
 const replyContext = (era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>) =>
@@ -144,7 +159,7 @@ export const make = (context: ClientContext, handlers: Handlers) =>
 
     const settle = (current: Link) =>
       context.resolver.resolve(probeContext(context, handlers, current)).pipe(
-        Effect.tap((info) => handlers.afterHandshake({ link: current, info })),
+        Effect.tap((info) => handlers.afterHandshake(makeSession(current, info))),
         Effect.onExit((exit) =>
           Exit.isInterrupted(exit)
             ? Deferred.fail(current.era, new McpClosedError({ reason: "closed while settling the era" }))
@@ -160,15 +175,15 @@ export const make = (context: ClientContext, handlers: Handlers) =>
         yield* settle(current)
       }
       const info = yield* Deferred.await(current.era)
-      const settled: Session = { link: current, info }
+      const settled = makeSession(current, info)
       current.settled = settled
       return settled
     })
 
     const session: Effect.Effect<Session, McpClientError> = Effect.suspend(() => {
       const settled = link?.settled
-      return settled !== undefined && !closed && settled.link === link
-        ? Effect.flatMap(settled.link.peer.isEnded, (ended) => ended ? settleSession : Effect.succeed(settled))
+      return settled !== undefined && !closed && settled.link === link && !settled.link.peer.hasEnded()
+        ? settled.succeed
         : settleSession
     })
 

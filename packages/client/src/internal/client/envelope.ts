@@ -11,7 +11,19 @@ import type { ClientContext } from "./context.js"
  *
  * @internal
  */
-export const modernMeta = (context: ClientContext, protocolVersion: string, extra?: JsonObject): JsonObject => ({
+export const modernMeta = (context: ClientContext, protocolVersion: string, extra?: JsonObject): JsonObject => {
+  if (extra !== undefined) return buildMeta(context, protocolVersion, extra)
+  // Without the caller's keys the envelope is the same for every request of a client: built once.
+  let byVersion = plainMetas.get(context)
+  if (byVersion === undefined) plainMetas.set(context, byVersion = new Map())
+  let meta = byVersion.get(protocolVersion)
+  if (meta === undefined) byVersion.set(protocolVersion, meta = buildMeta(context, protocolVersion, undefined))
+  return meta
+}
+
+const plainMetas = new WeakMap<ClientContext, Map<string, JsonObject>>()
+
+const buildMeta = (context: ClientContext, protocolVersion: string, extra: JsonObject | undefined): JsonObject => ({
   ...extra,
   ...(context.options.logLevel === undefined ? {} : { [MetaKey.logLevel]: context.options.logLevel }),
   [MetaKey.protocolVersion]: protocolVersion,

@@ -67,6 +67,9 @@ export const complete = (method: string, raw: unknown): Effect.Effect<unknown, M
   )
 }
 
+const FIRST: Round = { round: 0, retry: undefined, result: undefined }
+const noHeaders = Effect.succeed(undefined)
+
 /** @internal */
 export const make = (
   context: ClientContext,
@@ -182,12 +185,13 @@ export const make = (
     withOverall(
       (current) =>
         // Headers come from the original params, so every round carries the same ones.
-        Effect.flatMap(headersFor === undefined ? Effect.succeed(undefined) : headersFor(current), (headers) => {
-          const first: Round = { round: 0, retry: undefined, result: undefined }
-          return Effect.iterate(first, {
-            while: (state) => state.result === undefined,
-            body: round(current, method, params, callOptions, headers)
-          })
+        Effect.flatMap(headersFor === undefined ? noHeaders : headersFor(current), (headers) => {
+          const step = round(current, method, params, callOptions, headers)
+          // Most calls end in the first round: the loop starts only for `input_required`.
+          return Effect.flatMap(step(FIRST), (state) =>
+            state.result !== undefined
+              ? Effect.succeed(state)
+              : Effect.iterate(state, { while: (next) => next.result === undefined, body: step }))
         }),
       method,
       callOptions

@@ -29,6 +29,8 @@ export interface Tools {
 const mirrorsHeaders = (current: Session) =>
   current.info.era === "modern" && current.link.peer.connection.kind === "http"
 
+const noHeaders = Effect.succeed(undefined)
+
 /** @internal */
 export const make = (
   context: ClientContext,
@@ -62,8 +64,10 @@ export const make = (
       ))
 
   const toolHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) =>
+    mirrorsHeaders(current) ? mirroredHeaders(name, args, refresh) : noHeaders
+
+  const mirroredHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) =>
     Effect.gen(function*() {
-      if (!mirrorsHeaders(current)) return undefined
       if (refresh || !catalogue.has(name)) {
         // Without a catalogue no header can be mirrored: the call goes without, and a server that needs
         // them answers -32020, which retries once after a fresh listing.

@@ -47,7 +47,8 @@ export const make = (server: MemoryServer): Service => ({
           Effect.asVoid
         ),
       ended: Deferred.await(ended),
-      cancelsByClosingStream: () => false
+      cancelsByClosingStream: () => false,
+      scopedSend: false
     }
     return connection
   })

@@ -11,7 +11,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type { McpDiagnostic } from "../../McpDiagnostic.js"
 import {
   McpClosedError,
@@ -57,6 +57,8 @@ export interface Peer {
   /** Completes once the connection has ended and every request in flight has been failed. */
   readonly ended: Effect.Effect<Ended>
   readonly isEnded: Effect.Effect<boolean>
+  /** `isEnded`, read synchronously. */
+  readonly hasEnded: () => boolean
 }
 
 /** @internal */
@@ -77,6 +79,9 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     const ended = yield* Deferred.make<Ended>()
     const background = yield* FiberSet.make()
     let nextId = 0
+    const scoped = connection.scopedSend !== false
+    // A transport whose `send` never uses its scope gets this one (never closed, never added to).
+    const unusedScope = yield* Scope.make()
 
     const write = (message: OutboundMessage, context: SendContext) => Effect.scoped(connection.send(message, context))
     const end = (reason: Ended) => Effect.suspend(() => Deferred.succeed(ended, correlator.end(reason)))
@@ -132,7 +137,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         const entry = new Pending(id, method, requestOptions, deadlines.now(), expire)
         correlator.add(entry)
         requestOptions.onId?.(id)
-        return Effect.uninterruptibleMask((restore) =>
+        const exchange = Effect.uninterruptibleMask((restore) =>
           connection.send(message, requestOptions.context).pipe(
             Effect.catchAll((error) => {
               correlator.forget(entry)
@@ -140,7 +145,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             }),
             Effect.zipRight(restore(answer(entry)))
           )
-        ).pipe(Effect.scoped)
+        )
+        return scoped ? Effect.scoped(exchange) : Effect.provideService(exchange, Scope.Scope, unusedScope)
       })
 
     const progressed = (id: RequestId) => {
@@ -167,7 +173,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       notify,
       progressed,
       ended: Deferred.await(ended),
-      isEnded: Deferred.isDone(ended)
+      isEnded: Deferred.isDone(ended),
+      hasEnded: () => correlator.endedWith !== undefined
     }
     return peer
   })

@@ -179,7 +179,8 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
       send,
       receive,
       ended: Deferred.await(ended),
-      cancelsByClosingStream: () => false
+      cancelsByClosingStream: () => false,
+      scopedSend: false
     }
     return connection
   })
