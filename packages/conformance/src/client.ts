@@ -109,7 +109,10 @@ const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json
  * authorization server redirected (no user to ask: the suite's servers approve at once).
  */
 const followAuthorization = async (authorizationUrl: URL): Promise<string> => {
-  const response = await fetch(authorizationUrl, { redirect: "manual" })
+  // Like a browser, try a GET that met a reset connection once more (the runner loads the machine heavily).
+  const response = await fetch(authorizationUrl, { redirect: "manual" }).catch(() =>
+    fetch(authorizationUrl, { redirect: "manual" })
+  )
   const location = response.headers.get("location")
   await response.body?.cancel()
   if (location === null) throw new Error(`the authorization endpoint answered HTTP ${response.status} without a redirect`)

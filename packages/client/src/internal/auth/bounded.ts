@@ -11,9 +11,20 @@ export const MAX_BODY_BYTES = 1 << 20
 
 const NULL_BODY = new Set([101, 204, 205, 304])
 
+/**
+ * A GET that failed before any answer (a kept-alive socket the server had just closed: `ECONNRESET`) is tried
+ * once more; a POST is not (a token request may have reached the server).
+ */
+const send = (url: string | URL, init?: RequestInit): Promise<Response> =>
+  fetch(url, init).catch((error: unknown) => {
+    const method = init?.method ?? "GET"
+    if (method !== "GET" || init?.signal?.aborted === true || !(error instanceof TypeError)) throw error
+    return fetch(url, init)
+  })
+
 /** `fetch`, with the answer's body read whole and bounded. @internal */
 export const boundedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(url, init)
+  const response = await send(url, init)
   const reader = response.body?.getReader()
   const keep = { status: response.status, statusText: response.statusText, headers: response.headers }
   if (reader === undefined || NULL_BODY.has(response.status)) {

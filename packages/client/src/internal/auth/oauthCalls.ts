@@ -12,7 +12,11 @@ type CryptoKey = Awaited<ReturnType<typeof oauth.generateKeyPair>>["privateKey"]
 import type { AuthStep } from "../../McpAuthError.js"
 import { McpAuthError } from "../../McpAuthError.js"
 
-const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+/** An error's message, with its own cause's (e.g. `fetch failed (read ECONNRESET)`). */
+const describe = (cause: unknown): string =>
+  cause instanceof Error
+    ? cause.cause instanceof Error ? `${cause.message} (${cause.cause.message})` : cause.message
+    : String(cause)
 
 /** @internal */
 export const toAuthError = (step: AuthStep, what: string) => (cause: unknown): McpAuthError => {
