@@ -7,11 +7,16 @@
  * 2. Runs `conformance client --requirements <revision>` for 2025-11-25 and 2026-07-28 under Node 22 (the
  *    `node` npm package; the suite needs it), with packages/conformance/expected-failures.yml as the baseline.
  *    Each run's full output goes to packages/conformance/dist/conformance-<revision>.log.
- * 3. Prints one line per requirement set, `<revision>: N passed, M failed`, counting the scored client
- *    scenarios outside the baseline, and exits non-zero if any run had a failure not in the baseline (or a
- *    baseline entry that now passes). The runner itself is installed on first use into conformance-harness/.
+ * 3. Runs the client scenarios in neither requirement set, one `conformance client --scenario NAME` each:
+ *    the authorization extensions and the 2025-03-26 back-compatibility paths (EXTENSIONS below).
+ * 4. Prints one line per requirement set, `<revision>: N passed, M failed`, counting the scored client
+ *    scenarios outside the baseline, and `extensions: N passed, M failed`; exits non-zero if any run had a
+ *    failure not in the baseline (or a baseline entry that now passes) or an extension scenario failed. The
+ *    runner itself is installed on first use into conformance-harness/.
  *
- * Options: `--revision <rev>` (repeatable) runs only those sets; `--verbose` echoes the runner's output.
+ * Options: `--revision <rev>` (repeatable) runs only those sets; `--no-extensions` skips step 3;
+ * `--scenario <name>` (repeatable) runs only those scenarios, one by one; `--verbose` echoes the runner's
+ * output.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs"
@@ -29,6 +34,20 @@ const args = process.argv.slice(2)
 const verbose = args.includes("--verbose")
 const chosen = args.flatMap((arg, i) => (arg === "--revision" && args[i + 1] !== undefined ? [args[i + 1]] : []))
 const revisions = chosen.length > 0 ? chosen : ["2025-11-25", "2026-07-28"]
+const only = args.flatMap((arg, i) => (arg === "--scenario" && args[i + 1] !== undefined ? [args[i + 1]] : []))
+const withExtensions = !args.includes("--no-extensions")
+
+/** Client scenarios in neither requirement set, run one by one (`--scenario`). */
+const EXTENSIONS = [
+  "auth/client-credentials-jwt",
+  "auth/client-credentials-basic",
+  "auth/enterprise-managed-authorization",
+  "auth/dpop",
+  "auth/dpop-nonce",
+  "auth/wif-jwt-bearer",
+  "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/2025-03-26-oauth-endpoint-fallback"
+]
 
 // The runner needs Node 22: it lives in conformance-harness/, outside the workspaces, so that installing the
 // `node` package there does not put Node 22 in front of every other script. Installed on first use.
@@ -131,16 +150,63 @@ const runSet = (revision) =>
     child.on("close", (code) => log.end(() => resolve({ revision, code: code ?? 1, stdout })))
   })
 
+/** One scenario on its own: passed when the runner's verdict is PASSED. */
+const runScenario = (name) =>
+  new Promise((resolve) => {
+    const log = createWriteStream(path.join(pkg, "dist", `conformance-${name.replace(/\//g, "_")}.log`))
+    const child = spawn(
+      node22,
+      [cli, "client", "--command", `${process.execPath} ${bundle}`, "--scenario", name, "--timeout", String(clientTimeout)],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          NO_COLOR: "1",
+          MCP_EFFECT_DEADLINE_MS: String(clientTimeout - 5_000),
+          NODE_COMPILE_CACHE: cacheDir
+        }
+      }
+    )
+    let output = ""
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      log.write(chunk)
+      if (verbose) process.stdout.write(chunk)
+    })
+    // The runner prints its verdict on stderr.
+    child.stderr.on("data", (chunk) => {
+      output += chunk
+      log.write(chunk)
+      if (verbose) process.stderr.write(chunk)
+    })
+    child.on("close", (code) =>
+      log.end(() => resolve({ name, passed: code === 0 && /OVERALL: PASSED/u.test(plain(output)) }))
+    )
+  })
+
+// eslint-disable-next-line no-control-regex
+const plain = (text) => text.replace(/\u001b\[[0-9;]*m/g, "")
+
+if (only.length > 0) {
+  let allPassed = true
+  for (const name of only) {
+    const { passed } = await runScenario(name)
+    console.log(`${passed ? "✓" : "✗"} ${name}`)
+    allPassed &&= passed
+  }
+  process.exit(allPassed ? 0 : 1)
+}
+
 // The sets run one after the other: each already runs its scenarios in parallel.
 const results = []
 for (const revision of revisions) results.push(await runSet(revision))
+const extensionResults = withExtensions ? await Promise.all(EXTENSIONS.map(runScenario)) : []
 
 // --- 3. the verdict --------------------------------------------------------------------------------------
 
 const expected = new Set(parseYaml(readFileSync(baseline, "utf8")).client ?? [])
 
-// eslint-disable-next-line no-control-regex
-const plain = (text) => text.replace(/\u001b\[[0-9;]*m/g, "")
 let ok = true
 const lines = []
 for (const { revision, code, stdout } of results) {
@@ -149,7 +215,7 @@ for (const { revision, code, stdout } of results) {
   for (const match of text.matchAll(/^([✓✗]) (\S+): \d+ passed, \d+ failed/gmu)) outcome.set(match[2], match[1] === "✓")
   const scored = scoredClientScenarios(revision)
   const missing = scored.filter((name) => !outcome.has(name))
-  // The closing counts leave out the baseline (the auth/* scenarios): they say how the rest fared.
+  // The closing counts leave out the baseline entries (none today): they say how the rest fared.
   const counted = scored.filter((name) => !expected.has(name))
   const passed = counted.filter((name) => outcome.get(name) === true).length
   const failed = counted.length - passed
@@ -162,6 +228,13 @@ for (const { revision, code, stdout } of results) {
   if (missing.length > 0) console.log(`  not run: ${missing.join(", ")}`)
   if (code !== 0 || missing.length > 0) ok = false
   lines.push(`${revision}: ${passed} passed, ${failed} failed`)
+}
+if (withExtensions) {
+  console.log("\n== extensions and 2025-03-26 back-compatibility ==")
+  for (const { name, passed } of extensionResults) console.log(`  ${passed ? "✓" : "✗"} ${name}`)
+  const passed = extensionResults.filter((result) => result.passed).length
+  if (passed !== extensionResults.length) ok = false
+  lines.push(`extensions: ${passed} passed, ${extensionResults.length - passed} failed`)
 }
 console.log("")
 for (const line of lines) console.log(line)

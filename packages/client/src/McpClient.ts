@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
+import type * as McpAuth from "./McpAuth.js"
 import * as internal from "./internal/client/client.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as clientContext from "./internal/client/context.js"
@@ -353,7 +354,10 @@ export const McpClientLive: Layer.Layer<McpClient, McpClientError, McpTransport.
  * @since 0.1.0
  * @category models
  */
-export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptions {}
+export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptions {
+  /** OAuth authorization (see `McpAuth`): the transport's `authorizer` is then McpAuth's. */
+  readonly auth?: McpAuth.AuthOptions | undefined
+}
 
 // -----------------------------------------------------------------------------
 // Accessors

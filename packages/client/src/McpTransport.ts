@@ -238,7 +238,7 @@ export interface HttpRequestInfo {
   readonly url: URL
   /** The JSON-RPC method a POST carries (absent for a response to a server request). */
   readonly mcpMethod?: string | undefined
-  /** 0 the first time; 1 when it is sent again because `onChallenge` answered `"retry"`. */
+  /** 0 the first time; 1, 2, 3 each time it is sent again because `onChallenge` answered `"retry"`. */
   readonly attempt: number
 }
 
@@ -253,6 +253,8 @@ export interface HttpChallenge {
   /** The response's headers (lower-case names), e.g. `www-authenticate`. */
   readonly headers: Readonly<Record<string, string>>
   readonly request: HttpRequestInfo
+  /** The headers the authorizer gave the refused request (tells a stale credential from the current one). */
+  readonly sent?: Readonly<Record<string, string>> | undefined
 }
 
 /**

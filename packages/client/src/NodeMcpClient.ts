@@ -14,6 +14,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Layer from "effect/Layer"
+import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import * as nodeStdio from "./internal/transport/nodeStdio.js"
@@ -48,10 +49,20 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
   McpClient.layer(options).pipe(Layer.provide(layerStdioTransport(options)))
 
 /**
- * A client of a Streamable HTTP server (either era), on Node's undici HTTP client.
+ * A client of a Streamable HTTP server (either era), on Node's undici HTTP client; with `auth`, through
+ * `McpAuth` (OAuth).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
-  McpClient.layer(options).pipe(Layer.provide(layerHttpTransport(options)))
+  McpClient.layer(options).pipe(
+    Layer.provide(
+      options.auth === undefined
+        ? layerHttpTransport(options)
+        : McpAuth.layerHttp(options).pipe(
+          Layer.provide(McpAuth.layer(options.auth)),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+    )
+  )

@@ -24,6 +24,13 @@ export * as InputFulfiller from "./InputFulfiller.js"
 export * as McpClient from "./McpClient.js"
 
 /**
+ * OAuth authorization for Streamable HTTP servers.
+ *
+ * @since 0.1.0
+ */
+export * as McpAuth from "./McpAuth.js"
+
+/**
  * Things the client noticed that failed no call.
  *
  * @since 0.1.0

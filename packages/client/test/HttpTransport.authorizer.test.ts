@@ -50,6 +50,7 @@ describe("the HTTP authorizer seam", () => {
       assert.strictEqual(challenges[0]?.status, 401)
       assert.strictEqual(challenges[0]?.headers["www-authenticate"], "Bearer resource_metadata=\"https://as.example/meta\"")
       assert.deepInclude(challenges[0]?.request, { method: "POST", mcpMethod: "server/discover", attempt: 0 })
+      assert.deepStrictEqual(challenges[0]?.sent, { authorization: "Bearer token-0" })
       assert.deepStrictEqual(asked.map((info) => [info.mcpMethod, info.attempt]), [
         ["server/discover", 0],
         ["server/discover", 1],
@@ -68,9 +69,9 @@ describe("the HTTP authorizer seam", () => {
       const client = yield* makeClient(server.url, {}, { authorizer })
       const error = yield* client.era.pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "McpTransportError", reason: "Http", status: 403 })
-      // One retry at most: the second 403 is not shown again.
+      // The retried request's 403 is shown again (attempt 1); "fail" ends it there.
       assert.strictEqual(server.seen.length, 2)
-      assert.strictEqual(challenges.length, 1)
+      assert.deepStrictEqual(challenges.map((challenge) => challenge.request.attempt), [0, 1])
     }))
 
   it.scopedLive("a failing authorizer fails the request with its error, and nothing is sent", () =>

@@ -13,7 +13,7 @@
  * `MCP_EFFECT_DEADLINE_MS` (default 25 s, below the runner's 30 s) no matter what.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpClient, McpTransport } from "@mcp-effect/client"
+import { McpAuth, McpClient } from "@mcp-effect/client"
 import type { McpClientError, McpSchema } from "@mcp-effect/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -101,6 +101,70 @@ const parseContext = (): Record<string, unknown> => {
   }
 }
 
+/** The Client ID Metadata Document URL the suite expects (auth/basic-cimd). */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+/**
+ * The browser's part of the authorization code flow: load the authorization URL and report where the
+ * authorization server redirected (no user to ask: the suite's servers approve at once).
+ */
+const followAuthorization = async (authorizationUrl: URL): Promise<string> => {
+  // Like a browser, try a GET that met a reset connection once more (the runner loads the machine heavily).
+  const response = await fetch(authorizationUrl, { redirect: "manual" }).catch(() =>
+    fetch(authorizationUrl, { redirect: "manual" })
+  )
+  const location = response.headers.get("location")
+  await response.body?.cancel()
+  if (location === null) throw new Error(`the authorization endpoint answered HTTP ${response.status} without a redirect`)
+  return new URL(location, authorizationUrl).href
+}
+
+const text = (context: Record<string, unknown>, key: string): string | undefined =>
+  typeof context[key] === "string" ? context[key] : undefined
+
+/**
+ * How the client authorizes, as an application would be configured: interactive by default; the credentials
+ * the runner hands out (MCP_CONFORMANCE_CONTEXT) select a pre-registered client or a grant without a user.
+ */
+const authOptions = (scenario: string, context: Record<string, unknown>): McpAuth.AuthOptions => {
+  const interactive: McpAuth.AuthOptions = {
+    clientName: "mcp-effect-conformance",
+    redirectUrl: "http://localhost:3000/callback",
+    onAuthorize: followAuthorization,
+    clientMetadataUrl: CLIENT_METADATA_URL
+  }
+  const clientId = text(context, "client_id")
+  const clientSecret = text(context, "client_secret")
+  const idToken = text(context, "idp_id_token")
+  const idpTokenEndpoint = text(context, "idp_token_endpoint")
+  const idpClientId = text(context, "idp_client_id")
+  if (clientId !== undefined && idToken !== undefined && idpTokenEndpoint !== undefined && idpClientId !== undefined) {
+    return {
+      enterprise: {
+        clientId,
+        clientSecret,
+        idToken,
+        idpTokenEndpoint,
+        idpClientId,
+        idpIssuer: text(context, "idp_issuer")
+      }
+    }
+  }
+  const assertion = text(context, "valid_jwt")
+  if (clientId !== undefined && assertion !== undefined) return { jwtBearer: { clientId, assertion } }
+  const privateKey = text(context, "private_key_pem")
+  if (clientId !== undefined && privateKey !== undefined) {
+    return { clientCredentials: { clientId, privateKey, signingAlgorithm: text(context, "signing_algorithm") } }
+  }
+  if (clientId !== undefined && scenario.startsWith("auth/client-credentials")) {
+    return { clientCredentials: { clientId, clientSecret } }
+  }
+  if (clientId !== undefined) {
+    return { ...interactive, client: { clientId, clientSecret, issuer: text(context, "issuer") } }
+  }
+  return interactive
+}
+
 const toolCallsOf = (context: Record<string, unknown>): ReadonlyArray<ToolCall> | undefined => {
   const calls = context["toolCalls"]
   if (!Array.isArray(calls)) return undefined
@@ -167,6 +231,7 @@ const main = () => {
   const forced = process.env["MCP_EFFECT_ERA"]
   const era = forced === "modern" || forced === "legacy" ? forced : "auto"
   const deadline = Number(process.env["MCP_EFFECT_DEADLINE_MS"] ?? 25_000)
+  const context = parseContext()
   // Whatever happens, the process ends.
   setTimeout(() => {
     process.stderr.write(`[conformance-client] deadline of ${deadline} ms reached\n`)
@@ -191,12 +256,13 @@ const main = () => {
       }),
     onListRoots: () => Effect.succeed({ roots: [] })
   }).pipe(
-    Layer.provide(McpTransport.layerHttp({ url })),
+    Layer.provide(McpAuth.layerHttp({ url })),
+    Layer.provide(McpAuth.layer(authOptions(scenario, context))),
     Layer.provide(NodeHttpClient.layerUndici)
   )
 
   const program = log(`scenario ${scenario}, revision ${revision ?? "(unset)"}, url ${url}`).pipe(
-    Effect.zipRight(run(scenario, parseContext())),
+    Effect.zipRight(run(scenario, context)),
     Effect.provide(layer),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: false })))

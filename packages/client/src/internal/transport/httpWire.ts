@@ -63,7 +63,7 @@ export interface Outgoing {
 /** @internal */
 export interface Wire {
   readonly url: URL
-  /** Make one HTTP request (and, when the authorizer asks, once more after a 401/403). */
+  /** Make one HTTP request (and, when the authorizer asks, again after a 401/403, at most 3 times). */
   readonly execute: (
     outgoing: Outgoing
   ) => Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope>
@@ -116,17 +116,25 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
     attempt
   })
   const attempt = (outgoing: Outgoing, n: number) =>
-    Effect.flatMap(authorizer.headers(info(outgoing, n)), (extra) => once(outgoing, extra))
+    Effect.flatMap(
+      authorizer.headers(info(outgoing, n)),
+      (extra) => Effect.map(once(outgoing, extra), (response) => ({ response, extra }))
+    )
 
-  return {
-    url,
-    execute: (outgoing) =>
-      Effect.flatMap(attempt(outgoing, 0), (response) => {
-        if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
-        return authorizer.onChallenge({ status: response.status, headers: response.headers, request: info(outgoing, 0) })
-          .pipe(Effect.flatMap((decision) => decision === "retry" ? attempt(outgoing, 1) : Effect.succeed(response)))
-      })
-  }
+  // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
+  const maxRetries = 3
+  const run = (outgoing: Outgoing, n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope> =>
+    Effect.flatMap(attempt(outgoing, n), ({ extra, response }) => {
+      if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
+      return authorizer.onChallenge({
+        status: response.status,
+        headers: response.headers,
+        request: info(outgoing, n),
+        sent: extra
+      }).pipe(Effect.flatMap((decision) => decision === "retry" ? run(outgoing, n + 1) : Effect.succeed(response)))
+    })
+
+  return { url, execute: (outgoing) => run(outgoing, 0) }
 }
 
 /**

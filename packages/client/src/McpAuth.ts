@@ -1,0 +1,184 @@
+/**
+ * OAuth authorization for Streamable HTTP servers, as the MCP authorization chapters (2025-11-25,
+ * 2026-07-28) describe it. The HTTP transport asks this service for headers before each request and hands it
+ * every 401/403; the OAuth mechanics are `oauth4webapi`'s and `jose`'s, the MCP policy is here:
+ *
+ * - discovery: Protected Resource Metadata from the challenge, then the path-based and the root well-known
+ *   URI; authorization server metadata (RFC 8414, then OpenID Connect, path-aware) with its `issuer` checked;
+ *   a PRM `resource` that is not this server is refused before anything reaches an authorization server;
+ *   2025-03-26 servers (no PRM) at their origin, then the default endpoints;
+ * - the authorization code flow with PKCE S256 (refused when not advertised), `state` and RFC 9207 `iss`
+ *   (simple string comparison), the `resource` parameter; the client is pre-registered, a Client ID Metadata
+ *   Document URL, or registered dynamically (with `application_type`); the token endpoint authentication is
+ *   one the server supports;
+ * - scopes from the challenge, else the PRM's `scopes_supported`, else none; step-up on `403
+ *   insufficient_scope` with the union of scopes, at most twice per scope set; `offline_access` only when the
+ *   authorization server lists it;
+ * - refresh before expiry and on a 401; a refused refresh clears the tokens and authorizes once more; a new
+ *   authorization server in the PRM means a fresh registration there;
+ * - extensions: `client_credentials` (secret, `private_key_jwt`), the JWT bearer grant (workload identity),
+ *   enterprise-managed authorization, DPoP (a fresh proof per request, server nonces honoured).
+ *
+ * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs.
+ *
+ * ```ts
+ * const receiver = await McpAuth.loopbackReceiver({ open: (url) => openBrowser(url) })
+ * const client = await connectHttp({
+ *   url: "https://example.com/mcp",
+ *   auth: { clientName: "my app", redirectUrl: receiver.redirectUrl, onAuthorize: receiver.onAuthorize }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as engine from "./internal/auth/engine.js"
+import * as loopback from "./internal/auth/loopback.js"
+import type { AuthOptions } from "./internal/auth/options.js"
+import * as store from "./internal/auth/store.js"
+import { McpAuthError } from "./McpAuthError.js"
+import { McpTransportError } from "./McpError.js"
+import * as McpTransport from "./McpTransport.js"
+
+export type {
+  AuthOptions,
+  ClientCredentials,
+  EnterpriseManaged,
+  HookResult,
+  JwtBearer,
+  PreRegisteredClient
+} from "./internal/auth/options.js"
+export type { LoopbackOptions, LoopbackReceiver } from "./internal/auth/loopback.js"
+export type { StoredClient, StoredEntry, StoredTokens } from "./internal/auth/store.js"
+export { AuthStep, McpAuthError } from "./McpAuthError.js"
+
+/**
+ * Where tokens and client registrations are kept, one entry per MCP server and authorization server.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class TokenStore extends Context.Tag("@mcp-effect/client/McpAuth/TokenStore")<TokenStore, store.Store>() {}
+
+/**
+ * Tokens in memory (the default when no `TokenStore` is provided).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, () => TokenStore.of(store.memory()))
+
+/**
+ * Tokens in a JSON file, created with mode 0600.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
+  Layer.sync(TokenStore, () => TokenStore.of(store.file(path)))
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The transport's authorizer for one MCP server URL. */
+  readonly forServer: (url: string | URL) => Effect.Effect<McpTransport.HttpAuthorizer>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpAuth extends Context.Tag("@mcp-effect/client/McpAuth")<McpAuth, Service>() {}
+
+/** An OAuth failure as the transport reports it: the `McpAuthError` is its cause. */
+const asTransportError = (error: McpAuthError) =>
+  new McpTransportError({ reason: "Auth", status: error.status ?? 401, detail: error.message, cause: error })
+
+/**
+ * The authorization service. Uses the `TokenStore` if one is provided, else `tokenFile`, else memory.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
+  Layer.effect(
+    McpAuth,
+    Effect.map(Effect.serviceOption(TokenStore), (provided) => {
+      const tokens = Option.getOrElse(
+        provided,
+        () => options.tokenFile === undefined ? store.memory() : store.file(options.tokenFile)
+      )
+      return McpAuth.of({
+        forServer: (url) =>
+          Effect.map(engine.make(new URL(url), options, tokens), (auth): McpTransport.HttpAuthorizer => ({
+            headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
+            // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just
+            // carry what there is.
+            onChallenge: (challenge) =>
+              challenge.request.method !== "POST"
+                ? Effect.succeed("fail" as const)
+                : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
+                  Effect.map((again) => again ? "retry" as const : "fail" as const),
+                  Effect.mapError(asTransportError)
+                )
+          }))
+      })
+    })
+  )
+
+/**
+ * The Streamable HTTP transport with this service as its authorization.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: McpTransport.HttpOptions
+): Layer.Layer<McpTransport.McpTransport, never, McpAuth | HttpClient.HttpClient> =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const auth = yield* McpAuth
+      const authorizer = yield* auth.forServer(options.url)
+      return McpTransport.layerHttp({ ...options, authorizer })
+    })
+  )
+
+/**
+ * The `McpAuthError` behind a failure, if it was one.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const authErrorOf = (error: unknown): McpAuthError | undefined => {
+  if (error instanceof McpAuthError) return error
+  if (error instanceof McpTransportError && error.cause instanceof McpAuthError) return error.cause
+  return undefined
+}
+
+/**
+ * Start a loopback redirect receiver on 127.0.0.1: its `redirectUrl` and `onAuthorize` go straight into the
+ * options; `close()` when done.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const loopbackReceiver = (options?: loopback.LoopbackOptions): Promise<loopback.LoopbackReceiver> =>
+  loopback.start(options)
+
+/**
+ * The loopback receiver as a scoped resource.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const loopbackReceiverScoped = (
+  options?: loopback.LoopbackOptions
+): Effect.Effect<loopback.LoopbackReceiver, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.promise(() => loopback.start(options)), (receiver) => Effect.promise(receiver.close))

@@ -1,0 +1,46 @@
+/**
+ * The authorization error: which step of the OAuth flow failed and what the server said. It never carries a
+ * token, a secret or a response body, only OAuth error codes, descriptions, statuses and URLs.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * The step of the authorization flow that failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const AuthStep = Schema.Literal("discovery", "registration", "authorization", "token", "refresh")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AuthStep = typeof AuthStep.Type
+
+/**
+ * An OAuth failure. On an MCP call it arrives as the `cause` of an `McpTransportError` (reason `"Auth"`);
+ * `McpAuth.authErrorOf` finds it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpAuthError extends Schema.TaggedError<McpAuthError>()("McpAuthError", {
+  step: AuthStep,
+  detail: Schema.String,
+  /** The OAuth `error` code the server answered with (`invalid_grant`, `access_denied`, ...). */
+  error: Schema.optional(Schema.String),
+  /** The server's `error_description`. */
+  errorDescription: Schema.optional(Schema.String),
+  /** The HTTP status of the failing answer, if one came. */
+  status: Schema.optional(Schema.Number)
+}) {
+  override get message(): string {
+    const said = this.error === undefined
+      ? ""
+      : ` (server said ${this.error}${this.errorDescription === undefined ? "" : `: ${this.errorDescription}`})`
+    return `authorization failed at ${this.step}: ${this.detail}${said}`
+  }
+}

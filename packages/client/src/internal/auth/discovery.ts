@@ -1,0 +1,231 @@
+/**
+ * Discovery, in the order the MCP authorization chapter gives: Protected Resource Metadata (RFC 9728) from
+ * the challenge's `resource_metadata`, then the path-based and the root well-known URI; authorization server
+ * metadata (RFC 8414, OpenID Connect discovery) at the issuer's well-known URIs, path-aware, with the
+ * metadata `issuer` checked (RFC 8414 §3.3). Without PRM (2025-03-26 servers): the MCP server's origin is
+ * the authorization server, and without its metadata the default endpoints there.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as oauth from "oauth4webapi"
+import { McpAuthError } from "../../McpAuthError.js"
+import { boundedFetch } from "./bounded.js"
+
+/** @internal */
+export interface ResourceMetadata {
+  readonly resource: string | undefined
+  readonly authorizationServers: ReadonlyArray<string>
+  readonly scopesSupported: ReadonlyArray<string> | undefined
+}
+
+/** @internal */
+export interface Discovered {
+  /** Undefined for a 2025-03-26 server (no PRM). */
+  readonly prm: ResourceMetadata | undefined
+  readonly as: oauth.AuthorizationServer
+  /** Whether the metadata was made up from the default endpoints (no metadata document). */
+  readonly synthetic: boolean
+  /** The `resource` parameter (RFC 8707) to send. */
+  readonly resource: string
+}
+
+const isLoopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]"
+
+/** oauth4webapi options: bounded answers; plain http only to loopback hosts. @internal */
+export const httpOptions = (url: URL): {
+  [oauth.allowInsecureRequests]?: boolean
+  [oauth.customFetch]: (url: string, init: RequestInit) => Promise<Response>
+} =>
+  url.protocol === "http:" && isLoopback(url)
+    ? { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: boundedFetch }
+    : { [oauth.customFetch]: boundedFetch }
+
+const failDiscovery = (detail: string, status?: number) =>
+  new McpAuthError(status === undefined ? { step: "discovery", detail } : { step: "discovery", detail, status })
+
+const get = (url: URL) =>
+  Effect.tryPromise({
+    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "follow" }),
+    catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
+  })
+
+const readJson = (response: Response, url: URL) =>
+  Effect.tryPromise({
+    try: () => response.json() as Promise<unknown>,
+    catch: () => failDiscovery(`${url.href} did not answer JSON`, response.status)
+  })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const strings = (value: unknown): ReadonlyArray<string> | undefined =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : undefined
+
+/** The PRM locations, in order. @internal */
+export const prmUrls = (server: URL, fromChallenge: string | undefined): ReadonlyArray<URL> => {
+  const urls: Array<URL> = []
+  if (fromChallenge !== undefined) {
+    try {
+      urls.push(new URL(fromChallenge, server))
+    } catch {
+      // An unusable URL in the challenge: the well-known locations still apply.
+    }
+  }
+  const path = server.pathname.replace(/\/$/, "")
+  if (path !== "") urls.push(new URL(`/.well-known/oauth-protected-resource${path}`, server.origin))
+  urls.push(new URL("/.well-known/oauth-protected-resource", server.origin))
+  return urls
+}
+
+/** The authorization server metadata locations for an issuer, in the spec's order. @internal */
+export const asMetadataUrls = (issuer: URL): ReadonlyArray<URL> => {
+  const path = issuer.pathname.replace(/\/$/, "")
+  if (path === "") {
+    return [
+      new URL("/.well-known/oauth-authorization-server", issuer.origin),
+      new URL("/.well-known/openid-configuration", issuer.origin)
+    ]
+  }
+  return [
+    new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin),
+    new URL(`/.well-known/openid-configuration${path}`, issuer.origin),
+    new URL(`${path}/.well-known/openid-configuration`, issuer.origin)
+  ]
+}
+
+/**
+ * Whether a PRM `resource` covers the server: same origin, and the server's path at or under the resource's.
+ *
+ * @internal
+ */
+export const resourceCovers = (resource: string, server: URL): boolean => {
+  let parsed: URL
+  try {
+    parsed = new URL(resource)
+  } catch {
+    return false
+  }
+  if (parsed.origin !== server.origin) return false
+  const base = parsed.pathname.endsWith("/") ? parsed.pathname : `${parsed.pathname}/`
+  const path = server.pathname.endsWith("/") ? server.pathname : `${server.pathname}/`
+  return path.startsWith(base)
+}
+
+/** The canonical URI of the server as a resource: no fragment, no query. @internal */
+export const canonicalResource = (server: URL): string => {
+  const url = new URL(server.href)
+  url.hash = ""
+  url.search = ""
+  return url.href
+}
+
+/** Fetch PRM at the first location that has it; `undefined` when none does. @internal */
+export const fetchResourceMetadata = (server: URL, fromChallenge: string | undefined) =>
+  Effect.gen(function*() {
+    for (const url of prmUrls(server, fromChallenge)) {
+      const response = yield* get(url)
+      if (response.status !== 200) {
+        continue
+      }
+      const body = yield* readJson(response, url)
+      if (!isRecord(body)) return yield* failDiscovery(`${url.href} is not a protected resource metadata document`)
+      const servers = strings(body["authorization_servers"]) ?? []
+      const prm: ResourceMetadata = {
+        resource: typeof body["resource"] === "string" ? body["resource"] : undefined,
+        authorizationServers: servers,
+        scopesSupported: strings(body["scopes_supported"])
+      }
+      return prm
+    }
+    return undefined
+  })
+
+/**
+ * Fetch and check the metadata of an issuer; `undefined` when no location has it. The document's `issuer`
+ * must be identical to `issuerText` (RFC 8414 §3.3): oauth4webapi's own check compares normalized URLs, so the
+ * exact string is compared here too.
+ *
+ * @internal
+ */
+export const fetchServerMetadata = (issuerText: string) =>
+  Effect.gen(function*() {
+    const issuer = yield* Effect.try({
+      try: () => new URL(issuerText),
+      catch: () => failDiscovery(`the authorization server ${issuerText} is not a URL`)
+    })
+    if (issuer.protocol !== "https:" && !(issuer.protocol === "http:" && isLoopback(issuer))) {
+      return yield* failDiscovery(`the authorization server ${issuerText} is not on https (plain http only on loopback)`)
+    }
+    for (const url of asMetadataUrls(issuer)) {
+      const response = yield* get(url)
+      if (response.status >= 400 && response.status < 500) {
+        continue
+      }
+      const as = yield* Effect.tryPromise({
+        try: () => oauth.processDiscoveryResponse(issuer, response),
+        catch: (cause) =>
+          failDiscovery(
+            `the authorization server metadata at ${url.href} is not usable: ${
+              cause instanceof Error ? cause.message : String(cause)
+            } (expected issuer ${issuer.href})`,
+            response.status
+          )
+      })
+      if (as.issuer !== issuerText) {
+        return yield* failDiscovery(
+          `the authorization server metadata at ${url.href} names issuer ${as.issuer}, not ${issuerText} exactly`
+        )
+      }
+      return as
+    }
+    return undefined
+  })
+
+/** The default endpoints of a 2025-03-26 server without metadata. @internal */
+export const defaultEndpoints = (origin: URL): oauth.AuthorizationServer => ({
+  issuer: origin.origin,
+  authorization_endpoint: new URL("/authorize", origin.origin).href,
+  token_endpoint: new URL("/token", origin.origin).href,
+  registration_endpoint: new URL("/register", origin.origin).href,
+  code_challenge_methods_supported: ["S256"]
+})
+
+/**
+ * The whole discovery for a server. `preferIssuer` (the one tokens came from) is kept when the PRM still
+ * lists it; otherwise the first listed authorization server is used.
+ *
+ * @internal
+ */
+export const discover = (server: URL, fromChallenge: string | undefined, preferIssuer: string | undefined) =>
+  Effect.gen(function*() {
+    const prm = yield* fetchResourceMetadata(server, fromChallenge)
+    if (prm !== undefined) {
+      if (prm.resource !== undefined && !resourceCovers(prm.resource, server)) {
+        return yield* failDiscovery(
+          `the protected resource metadata names resource ${prm.resource}, which is not this server (${server.href}); refusing to authorize for it`
+        )
+      }
+      const issuerText = prm.authorizationServers.find((s) => s === preferIssuer) ?? prm.authorizationServers[0]
+      if (issuerText === undefined) return yield* failDiscovery("the protected resource metadata lists no authorization server")
+      const as = yield* fetchServerMetadata(issuerText)
+      if (as === undefined) return yield* failDiscovery(`no authorization server metadata for ${issuerText}`)
+      const discovered: Discovered = {
+        prm,
+        as,
+        synthetic: false,
+        resource: prm.resource ?? canonicalResource(server)
+      }
+      return discovered
+    }
+    // 2025-03-26: the MCP server's origin is the authorization server.
+    const origin = new URL(server.origin)
+    const as = yield* fetchServerMetadata(server.origin)
+    const discovered: Discovered = {
+      prm: undefined,
+      as: as ?? defaultEndpoints(origin),
+      synthetic: as === undefined,
+      resource: canonicalResource(server)
+    }
+    return discovered
+  })

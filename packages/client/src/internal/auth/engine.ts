@@ -1,0 +1,231 @@
+/**
+ * The MCP authorization policy around the OAuth mechanics: what to send before each request, what to do on
+ * each 401/403 (refresh, authorize, step up, a DPoP nonce), which scopes to ask for, and when to give up.
+ * The state it works on, and migration to a new authorization server, are in `session.ts`.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as oauth from "oauth4webapi"
+import { McpAuthError } from "../../McpAuthError.js"
+import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
+import type { Discovered } from "./discovery.js"
+import { proof } from "./dpop.js"
+import * as grants from "./grants.js"
+import type { AuthOptions, JwtBearer } from "./options.js"
+import * as S from "./session.js"
+import type { Store } from "./store.js"
+
+/** How many authorizations one scope set gets before a server that keeps asking is an error. */
+const MAX_AUTHORIZATIONS_PER_SCOPES = 2
+/** A token this young that is refused again means the server will not take what we get. */
+const FRESH_MS = 30_000
+
+type Headers = Readonly<Record<string, string>>
+
+/** @internal */
+export interface Engine {
+  readonly headers: (method: string, url: URL) => Effect.Effect<Record<string, string>, McpAuthError>
+  /**
+   * A 401/403 to a request sent with `sent` (the headers `headers` gave it, when the transport says; without
+   * them, a token renewed while this challenge waited its turn counts as newer than the one sent).
+   */
+  readonly onChallenge: (sent: Headers | undefined, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
+}
+
+const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes: ReadonlyArray<string> | undefined) =>
+  options.offlineAccess !== false && (as.scopes_supported ?? []).includes("offline_access") &&
+    !(scopes ?? []).includes("offline_access")
+    ? [...(scopes ?? []), "offline_access"]
+    : scopes
+
+/** The authorization code flow: the request, the caller's `onAuthorize`, the checked redirect, the code. */
+const authorizationCode = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
+  Effect.gen(function*() {
+    const options = session.options
+    const onAuthorize = options.onAuthorize
+    if (onAuthorize === undefined || options.redirectUrl === undefined) {
+      return yield* new McpAuthError({
+        step: "authorization",
+        detail: "the server requires authorization: give `onAuthorize` and `redirectUrl` (or a non-interactive grant)"
+      })
+    }
+    const redirectUrl = new URL(options.redirectUrl)
+    const client = yield* S.identity(session, found, redirectUrl)
+    const context = yield* S.grantContext(session, found, withOffline(options, found.as, scopes))
+    const request = yield* grants.authorizationRequest(context, client, redirectUrl, !found.synthetic)
+    const landed = yield* grants.runHook("authorization", "onAuthorize", () => onAuthorize(request.url))
+    const landedUrl = yield* Effect.try({
+      try: () => new URL(landed),
+      catch: () => new McpAuthError({ step: "authorization", detail: "onAuthorize did not give back a URL" })
+    })
+    return yield* grants.redeemCode(context, client, request, redirectUrl, landedUrl)
+  })
+
+/**
+ * The workload JWT bearer grant: its failure is surfaced as it is, and with a fixed assertion the grant is
+ * not tried again (a function giving fresh assertions may be).
+ */
+const workloadGrant = (session: S.Session, context: grants.GrantContext, grant: JwtBearer) =>
+  Effect.gen(function*() {
+    return yield* grants.workloadJwtBearer(context, grant).pipe(
+      Effect.tapError((error) =>
+        Effect.sync(() => {
+          if (typeof grant.assertion === "string") session.state.refusedAssertion = error
+        })
+      )
+    )
+  })
+
+/** Get a new token by the configured grant, at most twice per scope set. */
+const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
+  Effect.gen(function*() {
+    const { options, state } = session
+    if (options.jwtBearer !== undefined && state.refusedAssertion !== undefined) return yield* state.refusedAssertion
+    const key = [...(scopes ?? [])].sort().join(" ")
+    const count = state.authorizations.get(key) ?? 0
+    if (count >= MAX_AUTHORIZATIONS_PER_SCOPES) {
+      return yield* new McpAuthError({
+        step: "authorization",
+        detail: `the server keeps refusing after ${count} authorizations for scope "${key}"; giving up`
+      })
+    }
+    state.authorizations.set(key, count + 1)
+    state.requested = scopes
+    const context = S.grantContext(session, found, scopes)
+    const response = options.clientCredentials !== undefined
+      ? yield* grants.clientCredentials(yield* context, options.clientCredentials)
+      : options.enterprise !== undefined
+      ? yield* grants.enterpriseManaged(yield* context, options.enterprise)
+      : options.jwtBearer !== undefined
+      ? yield* workloadGrant(session, yield* context, options.jwtBearer)
+      : yield* authorizationCode(session, found, scopes)
+    yield* S.keep(session, found.as.issuer, response)
+  })
+
+/** Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. */
+const tryRefresh = (session: S.Session) =>
+  Effect.gen(function*() {
+    const { options, state } = session
+    const tokens = state.tokens
+    if (tokens?.refreshToken === undefined) return false
+    const found = yield* S.discovered(session)
+    if (found.as.issuer !== tokens.issuer) return false
+    const client = state.client?.issuer === tokens.issuer
+      ? state.client
+      : options.onAuthorize !== undefined && options.redirectUrl !== undefined
+      ? yield* S.identity(session, found, new URL(options.redirectUrl))
+      : undefined
+    if (client === undefined) return false
+    const context = yield* S.grantContext(session, found, undefined)
+    const refreshed = yield* grants.refresh(context, client, tokens.refreshToken).pipe(
+      Effect.map((response) => ({ response })),
+      Effect.catchIf((error) => error.error === "invalid_grant", () => Effect.succeed(undefined))
+    )
+    if (refreshed === undefined) {
+      yield* S.clearTokens(session)
+      return false
+    }
+    yield* S.keep(session, tokens.issuer, refreshed.response, tokens.refreshToken)
+    return true
+  })
+
+/** The headers of one request: the token (refreshed first when it is about to expire), a DPoP proof. */
+const headers = (session: S.Session, method: string, url: URL) =>
+  Effect.gen(function*() {
+    const { lock, options, state } = session
+    if (options.bearerToken !== undefined) return { authorization: `Bearer ${options.bearerToken}` }
+    if (!state.loaded) yield* lock.withPermits(1)(S.load(session))
+    const now = yield* Clock.currentTimeMillis
+    if (state.tokens !== undefined && S.expired(state.tokens, now) && state.tokens.refreshToken !== undefined) {
+      yield* lock.withPermits(1)(
+        Effect.suspend(() =>
+          state.tokens !== undefined && S.expired(state.tokens, now) ? Effect.asVoid(tryRefresh(session)) : Effect.void
+        )
+      )
+    }
+    const tokens = state.tokens
+    if (tokens === undefined) return {}
+    if (tokens.tokenType === "dpop" && state.dpop !== undefined) {
+      return {
+        authorization: `DPoP ${tokens.accessToken}`,
+        dpop: yield* proof(state.dpop, method, url, tokens.accessToken)
+      }
+    }
+    return { authorization: `Bearer ${tokens.accessToken}` }
+  })
+
+/** 403 `insufficient_scope`: authorize again with the union of what was asked for and what is asked now. */
+const stepUp = (session: S.Session, info: ChallengeInfo) =>
+  Effect.gen(function*() {
+    if (info.error !== "insufficient_scope") return false
+    const found = yield* S.discovered(session)
+    yield* authorize(session, found, unionScopes(session.state.requested, info.scope))
+    return true
+  })
+
+/** 401: discover afresh (the authorization server may have changed), refresh if possible, else authorize. */
+const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInfo, status: number) =>
+  Effect.gen(function*() {
+    const state = session.state
+    if (session.options.bearerToken !== undefined) {
+      return yield* new McpAuthError({ step: "authorization", detail: "the server refused the bearer token given", status })
+    }
+    const tokens = state.tokens
+    const now = yield* Clock.currentTimeMillis
+    const found = yield* S.discoverNow(session, info)
+    if (sentToken && state.tokens !== undefined && (yield* tryRefresh(session))) return true
+    if (sentToken && tokens !== undefined) {
+      state.freshRefusals = now - tokens.issuedAt < FRESH_MS ? state.freshRefusals + 1 : 0
+      if (state.freshRefusals >= 2) {
+        return yield* new McpAuthError({
+          step: "authorization",
+          detail: "the server refuses the tokens the authorization server has just issued; giving up",
+          status
+        })
+      }
+    }
+    yield* S.clearTokens(session)
+    yield* authorize(session, found, info.scope ?? found.prm?.scopesSupported)
+    return true
+  })
+
+const onChallenge = (session: S.Session, sent: Headers | undefined, status: number, responseHeaders: Headers) =>
+  Effect.suspend(() => {
+    const before = session.state.tokens
+    return session.lock.withPermits(1)(challenged(session, sent, before, status, responseHeaders))
+  })
+
+const challenged = (
+  session: S.Session,
+  sent: Headers | undefined,
+  before: S.Tokens | undefined,
+  status: number,
+  responseHeaders: Headers
+) =>
+  Effect.gen(function*() {
+    const state = session.state
+    const info = challengeInfo(responseHeaders["www-authenticate"])
+    if (info.schemes.includes("dpop")) state.dpopOffered = true
+    if (status === 401 && info.error === "use_dpop_nonce" && state.dpop !== undefined) {
+      const nonce = responseHeaders["dpop-nonce"]
+      if (nonce === undefined || nonce === state.dpop.rsNonce) return false
+      state.dpop.rsNonce = nonce
+      return true
+    }
+    // Another request already got a newer token: just send this one again.
+    const current = S.authorizationValue(session)
+    if (sent !== undefined && current !== undefined && sent["authorization"] !== current) return true
+    if (sent === undefined && state.tokens !== undefined && state.tokens !== before) return true
+    if (status === 403) return yield* stepUp(session, info)
+    const sentToken = sent === undefined ? before !== undefined : sent["authorization"] !== undefined
+    return yield* unauthorized(session, sentToken, info, status)
+  })
+
+/** @internal */
+export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
+  Effect.map(S.makeSession(server, options, store), (session): Engine => ({
+    headers: (method, url) => headers(session, method, url),
+    onChallenge: (sent, status, responseHeaders) => onChallenge(session, sent, status, responseHeaders)
+  }))

@@ -1,0 +1,222 @@
+/**
+ * What the authorization engine knows about one MCP server (discovery, client identity, tokens, the DPoP key)
+ * and the small steps that read or change it. The policy that decides when to take them is in `engine.ts`.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as oauth from "oauth4webapi"
+import type { McpAuthError } from "../../McpAuthError.js"
+import type { ChallengeInfo } from "./challenge.js"
+import { type Discovered, discover } from "./discovery.js"
+import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
+import type { GrantContext } from "./grants.js"
+import { activate, type ActiveClient, activatePreRegistered, preRegistered, register } from "./identity.js"
+import type { AuthOptions } from "./options.js"
+import type { Store, StoredTokens } from "./store.js"
+
+/** How long before expiry a token is refreshed (at most). */
+const EXPIRY_MARGIN_MS = 30_000
+
+/** @internal */
+export type Tokens = StoredTokens & { readonly issuer: string }
+
+/** @internal */
+export interface State {
+  loaded: boolean
+  discovered: Discovered | undefined
+  client: ActiveClient | undefined
+  /** The issuer a pre-registered client without one was first used with. */
+  preRegisteredAt: string | undefined
+  tokens: Tokens | undefined
+  requested: ReadonlyArray<string> | undefined
+  dpop: DpopKey | undefined
+  /** Whether the resource server's challenges offer the DPoP scheme. */
+  dpopOffered: boolean
+  /** Authorizations per scope set (sorted, space-joined). */
+  authorizations: Map<string, number>
+  /** Consecutive 401s to tokens just issued. */
+  freshRefusals: number
+  /** A refused JWT bearer grant with a fixed assertion: surfaced again, never retried. */
+  refusedAssertion: McpAuthError | undefined
+}
+
+/** @internal */
+export interface Session {
+  readonly server: URL
+  readonly options: AuthOptions
+  readonly store: Store
+  readonly lock: Effect.Semaphore
+  readonly state: State
+}
+
+/** @internal */
+export const makeSession = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Session> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => ({
+    server,
+    options,
+    store,
+    lock,
+    state: {
+      loaded: false,
+      discovered: undefined,
+      client: undefined,
+      preRegisteredAt: undefined,
+      tokens: undefined,
+      requested: undefined,
+      dpop: undefined,
+      dpopOffered: false,
+      authorizations: new Map(),
+      freshRefusals: 0,
+      refusedAssertion: undefined
+    }
+  }))
+
+/** The `Authorization` value of the current token. @internal */
+export const authorizationValue = (session: Session): string | undefined => {
+  const tokens = session.state.tokens
+  if (tokens === undefined) return undefined
+  return tokens.tokenType === "dpop" ? `DPoP ${tokens.accessToken}` : `Bearer ${tokens.accessToken}`
+}
+
+/** Take the newest stored tokens for this server, once. @internal */
+export const load = (session: Session) =>
+  Effect.gen(function*() {
+    const state = session.state
+    if (state.loaded) return
+    state.loaded = true
+    const entries = yield* session.store.load(session.server.href)
+    const latest = entries
+      .filter((entry) => entry.tokens !== undefined && entry.tokens.tokenType !== "dpop")
+      .sort((a, b) => (b.tokens?.issuedAt ?? 0) - (a.tokens?.issuedAt ?? 0))[0]
+    if (latest?.tokens !== undefined) state.tokens = { ...latest.tokens, issuer: latest.issuer }
+  })
+
+/** Save the tokens (not DPoP-bound ones: their key is not kept) and a registered client. @internal */
+export const persist = (session: Session) =>
+  Effect.suspend(() => {
+    const state = session.state
+    const issuer = state.tokens?.issuer ?? state.client?.issuer
+    if (issuer === undefined) return Effect.void
+    const tokens = state.tokens === undefined ? undefined : (({ issuer: _, ...rest }) => rest)(state.tokens)
+    const client = state.client?.issuer === issuer && state.client.origin === "registered" ? state.client.stored : undefined
+    return session.store.save({
+      server: session.server.href,
+      issuer,
+      tokens: tokens?.tokenType === "dpop" ? undefined : tokens,
+      client
+    })
+  })
+
+/** Keep a token response. @internal */
+export const keep = (session: Session, issuer: string, response: oauth.TokenEndpointResponse, previousRefresh?: string) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    session.state.tokens = {
+      issuer,
+      accessToken: response.access_token,
+      tokenType: response.token_type === "dpop" && session.state.dpop !== undefined ? "dpop" : "bearer",
+      refreshToken: response.refresh_token ?? previousRefresh,
+      expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in * 1000,
+      scope: response.scope,
+      issuedAt: now
+    }
+    yield* persist(session)
+  })
+
+/** @internal */
+export const clearTokens = (session: Session) =>
+  Effect.suspend(() => {
+    session.state.tokens = undefined
+    return persist(session)
+  })
+
+/**
+ * Discover afresh. A different authorization server than the tokens' drops the tokens, the client identity
+ * and the DPoP key: nothing of the old server is ever presented to the new one.
+ *
+ * @internal
+ */
+export const discoverNow = (session: Session, info: ChallengeInfo | undefined) =>
+  Effect.gen(function*() {
+    const state = session.state
+    const found = yield* discover(session.server, info?.resourceMetadata, state.tokens?.issuer)
+    const issuer = found.as.issuer
+    if (state.tokens !== undefined && state.tokens.issuer !== issuer) state.tokens = undefined
+    if (state.client !== undefined && state.client.issuer !== issuer) state.client = undefined
+    if (state.discovered?.as.issuer !== issuer) state.dpop = undefined
+    state.discovered = found
+    return found
+  })
+
+/** What discovery found, discovering first if nothing was yet. @internal */
+export const discovered = (session: Session) =>
+  Effect.suspend(() =>
+    session.state.discovered === undefined ? discoverNow(session, undefined) : Effect.succeed(session.state.discovered)
+  )
+
+/**
+ * The DPoP key to bind tokens to: when asked for, or by default when the resource server's challenge offers
+ * the DPoP scheme and the authorization server advertises proof algorithms (a DPoP-bound token is useless to
+ * a Bearer-only server).
+ *
+ * @internal
+ */
+export const useDpop = (session: Session, as: oauth.AuthorizationServer) =>
+  Effect.gen(function*() {
+    const { options, state } = session
+    if (options.dpop === false) return undefined
+    const offered = as["dpop_signing_alg_values_supported"]
+    const algs = Array.isArray(offered) ? offered.filter((a): a is string => typeof a === "string") : undefined
+    if (options.dpop !== true && (algs === undefined || !state.dpopOffered)) return undefined
+    if (state.dpop === undefined) state.dpop = yield* makeKey(chooseAlg(algs) ?? "ES256")
+    return state.dpop
+  })
+
+/** @internal */
+export const grantContext = (session: Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
+  Effect.map(useDpop(session, found.as), (dpop): GrantContext => ({
+    as: found.as,
+    resource: found.resource,
+    scopes,
+    dpop
+  }))
+
+/**
+ * The client identity at the current authorization server, in the spec's order: pre-registered, a stored
+ * registration (for the same redirect URL), a Client ID Metadata Document, Dynamic Client Registration.
+ *
+ * @internal
+ */
+export const identity = (session: Session, found: Discovered, redirectUrl: URL) =>
+  Effect.gen(function*() {
+    const { options, state } = session
+    const as = found.as
+    if (state.client !== undefined && state.client.issuer === as.issuer) return state.client
+    const pre = preRegistered(as, options, state.preRegisteredAt)
+    if (pre !== undefined) {
+      state.preRegisteredAt ??= as.issuer
+      state.client = yield* activatePreRegistered(as.issuer, pre, options)
+      return state.client
+    }
+    const entries = yield* session.store.load(session.server.href)
+    const kept = entries.find((entry) => entry.issuer === as.issuer && entry.client !== undefined)?.client
+    if (kept !== undefined && (kept.redirectUri === undefined || kept.redirectUri === redirectUrl.href)) {
+      state.client = activate(as.issuer, kept, "stored")
+      return state.client
+    }
+    if (options.clientMetadataUrl !== undefined && as["client_id_metadata_document_supported"] === true) {
+      state.client = activate(as.issuer, { clientId: options.clientMetadataUrl, authMethod: "none" }, "metadata-document")
+      return state.client
+    }
+    const registered = yield* register(as, options, redirectUrl)
+    state.client = activate(as.issuer, registered, "registered")
+    yield* persist(session)
+    return state.client
+  })
+
+/** Expired, or close enough: within 30 s of expiry, or the last quarter of a shorter life. @internal */
+export const expired = (tokens: StoredTokens, now: number): boolean =>
+  tokens.expiresAt !== undefined &&
+  tokens.expiresAt - Math.min(EXPIRY_MARGIN_MS, (tokens.expiresAt - tokens.issuedAt) / 4) <= now

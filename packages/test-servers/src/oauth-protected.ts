@@ -1,0 +1,222 @@
+/**
+ * An OAuth-protected MCP server on loopback, built from pieces written by others:
+ *
+ * - the authorization server is `oidc-provider` (a certified OAuth 2.0 / OpenID Connect server): dynamic client
+ *   registration, PKCE, resource indicators (RFC 8707), RFC 9207 `iss`, refresh tokens, revocation;
+ * - the MCP server is the official SDK 1.x (`McpServer`, stateless Streamable HTTP) behind the SDK's
+ *   `requireBearerAuth` middleware and `mcpAuthMetadataRouter` (Protected Resource Metadata).
+ *
+ * The user's part (login, consent) is approved at once: `/interaction/:uid` signs in `demo-user`, and every
+ * grant is consented to. Tokens live in the provider's memory; `revokeAll()` ends every one of them.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js"
+import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js"
+import type { OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
+import express from "express"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import Provider, { type AccessToken, type RefreshToken } from "oidc-provider"
+
+export interface OAuthProtectedOptions {
+  /** Access token lifetime in seconds (default 3600). */
+  readonly accessTokenTtl?: number
+  /** The scope the MCP server requires (default `mcp:tools`). */
+  readonly scope?: string
+}
+
+export interface OAuthProtected {
+  readonly mcpUrl: string
+  readonly issuer: string
+  /** How many times the authorization server completed each thing. */
+  readonly counts: { authorizations: number; registrations: number; grants: Record<string, number> }
+  /** Revoke every access and refresh token issued so far. */
+  readonly revokeAll: () => Promise<void>
+  /** Revoke the access tokens only (as if they had expired at the server). */
+  readonly revokeAccessTokens: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const listen = (server: Server) =>
+  new Promise<number>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+  })
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
+
+const mcpServer = () => {
+  const server = new McpServer({ name: "oauth-protected-demo", version: "1.0.0" })
+  server.registerTool(
+    "whoami",
+    { description: "Who the bearer token belongs to" },
+    (extra) => ({ content: [{ type: "text", text: `hello ${String(extra.authInfo?.extra?.["sub"] ?? "?")}` }] })
+  )
+  return server
+}
+
+export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): Promise<OAuthProtected> => {
+  const scope = options.scope ?? "mcp:tools"
+  const asServer = createServer()
+  const asPort = await listen(asServer)
+  const rsServer = createServer()
+  const rsPort = await listen(rsServer)
+  const issuer = `http://127.0.0.1:${asPort}`
+  const mcpUrl = `http://127.0.0.1:${rsPort}/mcp`
+
+  const counts = { authorizations: 0, registrations: 0, grants: {} as Record<string, number> }
+  const accessTokens: Array<AccessToken> = []
+  const refreshTokens: Array<RefreshToken> = []
+
+  // eslint-disable-next-line prefer-const
+  let provider: Provider
+  provider = new Provider(issuer, {
+    clients: [],
+    scopes: ["openid", "offline_access"],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => mcpUrl,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== mcpUrl) throw new Error(`unknown resource ${resource}`)
+          return { scope, audience: mcpUrl, accessTokenTTL: options.accessTokenTtl ?? 3600, accessTokenFormat: "opaque" }
+        }
+      }
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    issueRefreshToken: () => true,
+    ttl: { AccessToken: options.accessTokenTtl ?? 3600, RefreshToken: 86_400, Grant: 86_400, Session: 86_400, Interaction: 600, AuthorizationCode: 60 }
+  })
+  provider.on("grant.success", (ctx) => {
+    const type = String(ctx.oidc.params?.["grant_type"] ?? "?")
+    counts.grants[type] = (counts.grants[type] ?? 0) + 1
+  })
+  provider.on("registration_create.success", () => void counts.registrations++)
+  provider.on("access_token.saved", (token) => void accessTokens.push(token))
+  provider.on("refresh_token.saved", (token) => void refreshTokens.push(token))
+
+  const callback = provider.callback()
+  asServer.on("request", (req, res) => {
+    const match = /^\/interaction\/([^/?]+)/.exec(req.url ?? "")
+    if (match === null) return void callback(req, res)
+    finishInteraction(req, res).catch((error: unknown) => {
+      res.statusCode = 400
+      res.end(error instanceof Error ? error.message : String(error))
+    })
+  })
+
+  /** Sign `demo-user` in, then consent to every scope asked for. */
+  const finishInteraction = async (req: IncomingMessage, res: ServerResponse) => {
+    const details = await provider.interactionDetails(req, res)
+    if (details.prompt.name === "login") {
+      counts.authorizations++
+      return provider.interactionFinished(req, res, { login: { accountId: "demo-user" } }, { mergeWithLastSubmission: false })
+    }
+    const accountId = details.session?.accountId ?? "demo-user"
+    const clientId = String(details.params["client_id"])
+    const grant = details.grantId === undefined
+      ? new provider.Grant({ accountId, clientId })
+      : await provider.Grant.find(details.grantId) ?? new provider.Grant({ accountId, clientId })
+    const missing = details.prompt.details as {
+      missingOIDCScope?: Array<string>
+      missingResourceScopes?: Record<string, Array<string>>
+    }
+    if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(" "))
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(resource, scopes.join(" "))
+    }
+    const grantId = await grant.save()
+    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true })
+  }
+
+  const metadata = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json() as OAuthMetadata
+  const app = express()
+  app.use(express.json())
+  app.use(mcpAuthMetadataRouter({ oauthMetadata: metadata, resourceServerUrl: new URL(mcpUrl), scopesSupported: [scope] }))
+  const verifier = {
+    verifyAccessToken: async (token: string) => {
+      const found = await provider.AccessToken.find(token)
+      if (found === undefined || found.isExpired) throw new InvalidTokenError("unknown or expired token")
+      return {
+        token,
+        clientId: found.clientId ?? "?",
+        scopes: (found.scope ?? "").split(" ").filter((s) => s !== ""),
+        expiresAt: found.exp ?? Math.floor(Date.now() / 1000) + 60,
+        resource: new URL(mcpUrl),
+        extra: { sub: found.accountId }
+      }
+    }
+  }
+  app.post(
+    "/mcp",
+    requireBearerAuth({ verifier, requiredScopes: [scope], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)) }),
+    async (req, res) => {
+      const server = mcpServer()
+      // Stateless: no session id generator.
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true } as ConstructorParameters<
+        typeof StreamableHTTPServerTransport
+      >[0])
+      res.on("close", () => {
+        void transport.close()
+        void server.close()
+      })
+      await server.connect(transport)
+      await transport.handleRequest(req, res, req.body)
+    }
+  )
+  app.all("/mcp", (_req, res) => void res.status(405).set("allow", "POST").end())
+  rsServer.on("request", app)
+
+  return {
+    mcpUrl,
+    issuer,
+    counts,
+    revokeAll: async () => {
+      for (const token of [...accessTokens, ...refreshTokens]) await token.destroy()
+    },
+    revokeAccessTokens: async () => {
+      for (const token of accessTokens) await token.destroy()
+    },
+    close: async () => {
+      await closeServer(rsServer)
+      await closeServer(asServer)
+    }
+  }
+}
+
+/**
+ * A browser for the authorization URL: follows the authorization server's redirects (keeping its cookies)
+ * until one points at `redirectUrl`, and returns that URL.
+ */
+export const followAuthorization = async (authorizationUrl: URL, redirectUrl: string): Promise<string> => {
+  const cookies = new Map<string, string>()
+  let next = authorizationUrl.href
+  for (let hop = 0; hop < 10; hop++) {
+    if (next.startsWith(redirectUrl)) return next
+    const response = await fetch(next, {
+      redirect: "manual",
+      headers: { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; ") }
+    })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";")
+      const at = pair?.indexOf("=") ?? -1
+      if (pair !== undefined && at > 0) cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim())
+    }
+    const location = response.headers.get("location")
+    await response.body?.cancel()
+    if (location === null) throw new Error(`the authorization server answered HTTP ${response.status} without a redirect`)
+    next = new URL(location, next).href
+  }
+  throw new Error("too many redirects")
+}
