@@ -13,6 +13,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
 import { CommandTail } from "./internal/session.js"
@@ -57,7 +59,9 @@ const MainLive = Layer.mergeAll(NodeContext.layer, CliConfig.layer({ showBuiltIn
 
 const main = program(process.argv).pipe(
   Effect.flatMap((code) => Effect.sync(() => void (process.exitCode = code))),
-  Effect.provide(MainLive)
+  Effect.provide(MainLive),
+  // The minimum log level is the server log level (see `--log-level`): none unless asked for.
+  Logger.withMinimumLogLevel(LogLevel.None)
 )
 
 NodeRuntime.runMain(

@@ -4,7 +4,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import type { CompletionReference, LoggingLevel } from "@mcp-effect/client/McpSchema"
+import type { CompletionReference } from "@mcp-effect/client/McpSchema"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -13,8 +13,6 @@ import { ToolReturnedError, UsageError } from "./errors.js"
 import { annotationFlags, blockText, contentsText, indented, printJson, table } from "./render.js"
 import { type SessionOptions, withClient } from "./session.js"
 import { servers } from "./servers.js"
-
-const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
 /** The options every command takes. */
 export const shared = {
@@ -39,10 +37,6 @@ export const shared = {
     Options.repeated
   ),
   json: Options.boolean("json").pipe(Options.withDescription("machine-readable JSON on stdout")),
-  logLevel: Options.choice("log-level", LEVELS).pipe(
-    Options.withDescription("show the server's log messages at this level and above (on stderr)"),
-    Options.optional
-  ),
   root: Options.text("root").pipe(
     Options.withDescription("a root directory offered to the server (repeatable)"),
     Options.repeated
@@ -76,7 +70,7 @@ const info = Command.make("info", shared, (options) =>
         `server:        ${server}`,
         `era:           ${details.era} (protocol ${details.protocolVersion})`,
         `capabilities:  ${capabilityList(details.capabilities) || "(none)"}`,
-        `instructions:  ${details.instructions ?? "(none)"}`,
+        `instructions:  ${(details.instructions ?? "(none)").trim().split("\n").join("\n               ")}`,
         `connected in:  ${connectMs} ms`
       ].join("\n"))
     }))).pipe(Command.withDescription("the server: era, protocol version, name, capabilities, instructions"))

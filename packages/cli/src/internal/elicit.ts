@@ -58,6 +58,18 @@ const numberPrompt = (message: string, schema: Json, integer: boolean, required:
 /** The prompt of one property. */
 const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt<Answer | undefined> => {
   const message = labelOf(name, schema, required)
+  if (schema["type"] === "array") {
+    const items = isObject(schema["items"]) ? choicesOf(schema["items"]) : undefined
+    if (items !== undefined) {
+      const initial = Array.isArray(schema["default"]) ? schema["default"].map(String) : []
+      return Prompt.multiSelect({
+        message,
+        choices: items.map((c) => ({ ...c, selected: initial.includes(c.value) })),
+        ...(typeof schema["minItems"] === "number" ? { min: schema["minItems"] } : {}),
+        ...(typeof schema["maxItems"] === "number" ? { max: schema["maxItems"] } : {})
+      }).pipe(Prompt.map((values): Answer => values))
+    }
+  }
   const choices = choicesOf(schema)
   if (choices !== undefined) {
     const first = choices.find((c) => c.value === schema["default"])

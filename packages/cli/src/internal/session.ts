@@ -8,7 +8,9 @@ import type { InputFulfiller, McpClient, McpClientError } from "@mcp-effect/clie
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import * as FiberRef from "effect/FiberRef"
+import type * as LogLevel from "effect/LogLevel"
+import type * as Option from "effect/Option"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as elicit from "./elicit.js"
@@ -26,12 +28,35 @@ export interface SessionOptions {
   readonly url: Option.Option<string>
   readonly header: ReadonlyArray<string>
   readonly json: boolean
-  readonly logLevel: Option.Option<LoggingLevel>
   readonly root: ReadonlyArray<string>
   readonly timeout: number
 }
 
 const CLIENT_NAME = "mcp-effect-cli"
+
+/**
+ * `--log-level` is @effect/cli's built-in option (all, trace, debug, info, warning, error, fatal, none): it
+ * sets the minimum log level of the command, which `main` starts at `None` (no server logs unless asked).
+ * Its level maps to the MCP level asked of the server.
+ */
+export const mcpLevelOf = (level: LogLevel.LogLevel): LoggingLevel | undefined => {
+  switch (level._tag) {
+    case "None":
+      return undefined
+    case "All":
+    case "Trace":
+    case "Debug":
+      return "debug"
+    case "Info":
+      return "info"
+    case "Warning":
+      return "warning"
+    case "Error":
+      return "error"
+    case "Fatal":
+      return "critical"
+  }
+}
 
 /** `--root PATH` as roots (file URIs of the absolute paths). */
 export const rootsOf = (paths: ReadonlyArray<string>): InputFulfiller.ListRootsResult => ({
@@ -54,7 +79,7 @@ export const clientOptions = (
 ): Effect.Effect<McpClient.ClientOptions, never, Prompt.Prompt.Environment> =>
   Effect.gen(function*() {
     const terminal = process.stdin.isTTY === true ? yield* Effect.context<Prompt.Prompt.Environment>() : undefined
-    const logLevel = Option.getOrUndefined(options.logLevel)
+    const logLevel = mcpLevelOf(yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
     return {
       clientName: CLIENT_NAME,
       requestTimeout: options.timeout * 1000,

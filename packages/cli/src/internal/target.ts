@@ -82,7 +82,9 @@ export const resolve = (options: TargetOptions): Effect.Effect<McpConfig.ServerE
     }
     if (Option.isSome(options.url)) {
       const headers = yield* parseHeaders(options.header)
-      return yield* McpConfig.parseEntry("url", { url: options.url.value, headers }, { env: {} }).pipe(
+      // Headers from the command line are taken as they are (the shell has expanded them): `$${` keeps a `${`.
+      const literal = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replaceAll("${", "$${")]))
+      return yield* McpConfig.parseEntry("url", { url: options.url.value, headers: literal }, { env: {} }).pipe(
         Effect.mapError((e) => usage(`--url: ${e.detail}`))
       )
     }
