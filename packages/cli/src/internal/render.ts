@@ -14,18 +14,19 @@ const oneLine = (text: string, max: number) => {
   return width(flat) <= max ? flat : `${[...flat].slice(0, max - 1).join("")}…`
 }
 
-/** Columns padded to their widest cell; the last column is cut to fit the terminal (or 100 columns). */
+/** Columns padded to their widest cell; on a terminal the last column is cut to fit its width. */
 export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   if (rows.length === 0) return "(none)"
-  const columns = process.stdout.columns ?? 100
+  const columns = process.stdout.isTTY === true ? process.stdout.columns : Number.POSITIVE_INFINITY
   const widths = headers.map((header, i) => Math.max(width(header), ...rows.map((row) => width(row[i] ?? ""))))
   const lead = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0)
   const last = Math.max(20, columns - lead)
+  const rule = Math.min(Math.max(width(headers.at(-1) ?? ""), ...rows.map((row) => width(row.at(-1) ?? ""))), last)
   const line = (cells: ReadonlyArray<string>) =>
     cells.map((cell, i) =>
       i === cells.length - 1 ? oneLine(cell, last) : cell + " ".repeat((widths[i] ?? 0) - width(cell))
     ).join("  ").trimEnd()
-  return [line(headers), line(widths.map((w) => "-".repeat(Math.min(w, last)))), ...rows.map(line)].join("\n")
+  return [line(headers), line(widths.map((w, i) => "-".repeat(i === widths.length - 1 ? rule : w))), ...rows.map(line)].join("\n")
 }
 
 type Block = Readonly<Record<string, unknown>>

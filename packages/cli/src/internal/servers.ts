@@ -66,7 +66,12 @@ export const servers = (shared: typeof Shared) =>
         entries,
         Either.match({
           onLeft: (error) =>
-            Effect.succeed<Row>({ name: error.entry ?? "", transport: undefined, ok: false, error: error.message }),
+            Effect.succeed<Row>({
+              name: error.entry ?? "",
+              transport: undefined,
+              ok: false,
+              error: `${error.field === undefined ? "" : `field ${JSON.stringify(error.field)}: `}${error.detail}`
+            }),
           onRight: (entry) => check(entry, options, status)
         }),
         { concurrency: "unbounded" }
