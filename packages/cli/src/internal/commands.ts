@@ -104,7 +104,7 @@ const call = Command.make(
     values: keyValues
   },
   (options) =>
-    withClient(options, (client) =>
+    withClient(options, (client, status) =>
       Effect.gen(function*() {
         const catalogue = yield* client.listTools()
         const tool = catalogue.find((t) => t.name === options.tool)
@@ -114,7 +114,7 @@ const call = Command.make(
           })
         }
         const args = yield* toolArguments(tool.inputSchema, options.values, Option.getOrUndefined(options.args))
-        const result = yield* client.callTool(tool.name, args)
+        const result = yield* client.callTool(tool.name, args).pipe(Effect.ensuring(Effect.sync(status.clear)))
         if (options.json) {
           yield* printJson(result)
         } else {
