@@ -6,6 +6,7 @@
  */
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -21,7 +22,15 @@ import { CommandTail } from "./internal/session.js"
 
 const VERSION = "0.1.0"
 
-const cli = Command.run(command, { name: "mcp-effect", version: VERSION })
+const cli = Command.run(command, {
+  name: "mcp-effect",
+  version: VERSION,
+  footer: HelpDoc.p(
+    "Exit codes: 0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error; " +
+      "3 client or connection error; 130 interrupted (Ctrl-C cancels the call). " +
+      "--log-level (all, trace, debug, info, warning, error, fatal, none) shows the server's log messages on stderr."
+  )
+})
 
 /** Split the command line at the first bare `--`. */
 const splitArgv = (argv: ReadonlyArray<string>) => {

@@ -9,9 +9,9 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { SomeServersFailed, UsageError } from "./errors.js"
+import { shared } from "./options.js"
 import { printJson, table } from "./render.js"
 import { clientOptions, type SessionOptions } from "./session.js"
-import type { shared as Shared } from "./commands.js"
 import * as Status from "./status.js"
 import { configPath } from "./target.js"
 
@@ -28,7 +28,11 @@ interface Row {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-const check = (entry: McpConfig.ServerEntry, options: SessionOptions, status: Status.StatusLine) =>
+const check = (
+  entry: McpConfig.ServerEntry,
+  options: Pick<SessionOptions, "root" | "timeout">,
+  status: Status.StatusLine
+) =>
   Effect.gen(function*() {
     const client = yield* McpConfig.connect(entry, yield* clientOptions(options, status, false))
     const info = yield* client.info
@@ -54,8 +58,10 @@ const check = (entry: McpConfig.ServerEntry, options: SessionOptions, status: St
     )
   )
 
-export const servers = (shared: typeof Shared) =>
-  Command.make("servers", shared, (options) =>
+export const servers = Command.make(
+  "servers",
+  { config: shared.config, json: shared.json, root: shared.root, timeout: shared.timeout },
+  (options) =>
     Effect.gen(function*() {
       const path = yield* configPath(options.config)
       const entries = yield* McpConfig.readEntries(path).pipe(

@@ -73,7 +73,7 @@ const logLine = (message: McpClient.LogMessage) => {
 
 /** The client options of a command: hooks on the status line, prompts when stdin is a terminal. */
 export const clientOptions = (
-  options: SessionOptions,
+  options: Pick<SessionOptions, "root" | "timeout">,
   status: Status.StatusLine,
   progress: boolean
 ): Effect.Effect<McpClient.ClientOptions, never, Prompt.Prompt.Environment> =>
