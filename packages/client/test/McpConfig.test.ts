@@ -95,6 +95,11 @@ describe("McpConfig: reading the mcpServers shape", () => {
       const notJson = yield* Effect.flip(McpConfig.read(broken))
       assert.strictEqual(notJson.path, broken)
       assert.include(notJson.detail, "not valid JSON")
+      // The engine's message quotes the text around the error; a secret there must not reach the error.
+      const leaky = writeConfig("{ \"mcpServers\": { \"a\": { \"headers\": { \"K\": \"Bearer sk-live-123\" } x } } }")
+      const hidden = yield* Effect.flip(McpConfig.read(leaky))
+      assert.notInclude(hidden.message, "sk-live")
+      assert.match(hidden.detail, /^not valid JSON( \(line 1, column \d+\))?$/)
       const missing = yield* Effect.flip(McpConfig.read("/nonexistent/mcp.json"))
       assert.include(missing.message, "/nonexistent/mcp.json: cannot be read")
       const mixed = writeConfig(JSON.stringify({ mcpServers: { good: { command: "x" }, bad: { url: 5 }, also: { url: "http://127.0.0.1:1/mcp" } } }))

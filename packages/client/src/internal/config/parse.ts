@@ -156,9 +156,19 @@ export const serversOf = (document: unknown, path: string | undefined): Effect.E
   return Effect.succeed(servers)
 }
 
-/** Parse JSON text, naming the line and column of a syntax error when the engine reports a position. */
+/**
+ * Parse JSON text. The engine's message may quote the text around the error, which could be a secret, so only
+ * the line and column are reported (when the engine gives a position).
+ */
 export const parseText = (text: string, path: string | undefined): Effect.Effect<unknown, McpConfigError> =>
   Effect.try({
     try: (): unknown => JSON.parse(text),
-    catch: (error) => failure({ path }, undefined, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    catch: (error) => failure({ path }, undefined, `not valid JSON${whereIn(text, error)}`)
   })
+
+const whereIn = (text: string, error: unknown): string => {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1]
+  if (position === undefined) return text.trim() === "" ? " (the file is empty)" : ""
+  const before = text.slice(0, Number(position)).split("\n")
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`
+}
