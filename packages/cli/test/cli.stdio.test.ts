@@ -93,7 +93,7 @@ describe("mcp-effect over stdio, the bundled example server", () => {
       const declined = yield* run(["call", "confirm", "question=Sure?", ...officialStdio()])
       assert.strictEqual(declined.code, 0)
       assert.strictEqual(declined.stdout, "declined\n")
-      assert.include(declined.stderr, "declined the server's question (stdin is not a terminal): Sure?")
+      assert.include(declined.stderr, "declined the server's question (not at a terminal): Sure?")
 
       const roots = yield* run(["call", "roots", "--root", "/srv/a", "--root", "/srv/b", ...officialStdio()])
       assert.strictEqual(roots.stdout, "file:///srv/a, file:///srv/b\n")

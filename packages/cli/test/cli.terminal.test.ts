@@ -26,6 +26,16 @@ describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
       assert.include(done, "EXIT=0")
     }))
 
+  it.scopedLive("with stdout piped the question is declined, not drawn into the pipe", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`${cli} call confirm question=Piped? --json ${demo} | cat; echo EXIT=$?`)
+      const done = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(done, "declined the server's question (not at a terminal): Piped?")
+      assert.include(done, "\"text\": \"declined\"")
+      assert.notInclude(done, "? ok")
+    }))
+
   it.scopedLive("a form of text, boolean, number and enum fields, with the schema's defaults", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)

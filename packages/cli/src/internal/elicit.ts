@@ -1,7 +1,7 @@
 /**
  * An elicitation form answered in the terminal: one prompt per property of the requested schema (text,
  * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
- * elicitation; without a terminal on stdin it is declined.
+ * elicitation; unless stdin and stdout are a terminal it is declined.
  */
 import * as Prompt from "@effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
@@ -100,7 +100,7 @@ export const hook = (
 (request) => {
   const message = typeof request.params["message"] === "string" ? request.params["message"] : "(no message)"
   if (terminal === undefined) {
-    status.line(`mcp-effect: declined the server's question (stdin is not a terminal): ${message}`)
+    status.line(`mcp-effect: declined the server's question (not at a terminal): ${message}`)
     return Effect.succeed<InputFulfiller.ElicitResult>({ action: "decline" })
   }
   const schema = isObject(request.params["requestedSchema"]) ? request.params["requestedSchema"] : {}

@@ -78,7 +78,9 @@ export const clientOptions = (
   progress: boolean
 ): Effect.Effect<McpClient.ClientOptions, never, Prompt.Prompt.Environment> =>
   Effect.gen(function*() {
-    const terminal = process.stdin.isTTY === true ? yield* Effect.context<Prompt.Prompt.Environment>() : undefined
+    // Prompts read stdin and draw on stdout: both must be the terminal (`--json | jq` declines instead).
+    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
+    const terminal = interactive ? yield* Effect.context<Prompt.Prompt.Environment>() : undefined
     const logLevel = mcpLevelOf(yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
     return {
       clientName: CLIENT_NAME,
