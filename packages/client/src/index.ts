@@ -17,6 +17,13 @@ export * as EraResolver from "./EraResolver.js"
 export * as InputFulfiller from "./InputFulfiller.js"
 
 /**
+ * Servers from the `mcpServers` configuration (Claude Desktop, Cursor, VS Code, ...).
+ *
+ * @since 0.1.0
+ */
+export * as McpConfig from "./McpConfig.js"
+
+/**
  * The MCP client service and its layers.
  *
  * @since 0.1.0

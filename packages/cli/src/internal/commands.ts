@@ -1,0 +1,183 @@
+/**
+ * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import type { CompletionReference } from "@mcp-effect/client/McpSchema"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { pairs, toolArguments } from "./coerce.js"
+import { ToolReturnedError, UsageError } from "./errors.js"
+import { annotationFlags, blockText, contentsText, indented, printJson, table } from "./render.js"
+import { type SessionOptions, withClient } from "./session.js"
+import { shared } from "./options.js"
+import { servers } from "./servers.js"
+
+const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
+
+const capabilityList = (capabilities: Readonly<Record<string, unknown>>) =>
+  Object.entries(capabilities).map(([name, value]) => {
+    const flags = typeof value === "object" && value !== null
+      ? Object.entries(value).filter(([, on]) => on === true).map(([flag]) => flag)
+      : []
+    return flags.length === 0 ? name : `${name} (${flags.join(", ")})`
+  }).join(", ")
+
+const info = Command.make("info", shared, (options) =>
+  withClient(options, (client, _status, startedAt) =>
+    Effect.gen(function*() {
+      const details = yield* client.info
+      const connectMs = Date.now() - startedAt
+      if (options.json) return yield* printJson({ ...details, connectMs })
+      const server = details.serverInfo === undefined
+        ? "(unnamed)"
+        : `${details.serverInfo.name} ${details.serverInfo.version}`
+      yield* Console.log([
+        `server:        ${server}`,
+        `era:           ${details.era} (protocol ${details.protocolVersion})`,
+        `capabilities:  ${capabilityList(details.capabilities) || "(none)"}`,
+        `instructions:  ${(details.instructions ?? "(none)").trim().split("\n").join("\n               ")}`,
+        `connected in:  ${connectMs} ms`
+      ].join("\n"))
+    }))).pipe(Command.withDescription("the server: era, protocol version, name, capabilities, instructions"))
+
+const tools = Command.make(
+  "tools",
+  { ...shared, schema: Options.boolean("schema").pipe(Options.withDescription("show input and output schemas")) },
+  (options) =>
+    withClient(options, (client) =>
+      Effect.gen(function*() {
+        const list = yield* client.listTools()
+        if (options.json) return yield* printJson(list)
+        yield* Console.log(table(
+          ["NAME", "ANNOTATIONS", "DESCRIPTION"],
+          list.map((tool) => [tool.name, annotationFlags(tool.annotations), tool.description ?? ""])
+        ))
+        if (!options.schema) return
+        for (const tool of list) {
+          yield* Console.log(`\n${tool.name}\n${indented("input", tool.inputSchema)}`)
+          if (tool.outputSchema !== undefined) yield* Console.log(indented("output", tool.outputSchema))
+        }
+      }))
+).pipe(Command.withDescription("the server's tools (with --schema: their schemas)"))
+
+const call = Command.make(
+  "call",
+  {
+    ...shared,
+    args: Options.text("args").pipe(Options.withDescription("the whole arguments object as JSON"), Options.optional),
+    tool: Args.text({ name: "tool" }),
+    values: keyValues
+  },
+  (options) =>
+    withClient(options, (client, status) =>
+      Effect.gen(function*() {
+        const catalogue = yield* client.listTools()
+        const tool = catalogue.find((t) => t.name === options.tool)
+        if (tool === undefined) {
+          return yield* new UsageError({
+            message: `no tool ${JSON.stringify(options.tool)} (tools: ${catalogue.map((t) => t.name).join(", ")})`
+          })
+        }
+        const args = yield* toolArguments(tool.inputSchema, options.values, Option.getOrUndefined(options.args))
+        const result = yield* client.callTool(tool.name, args).pipe(Effect.ensuring(Effect.sync(status.clear)))
+        if (options.json) {
+          yield* printJson(result)
+        } else {
+          for (const block of result.content) yield* Console.log(blockText(block))
+          if (result.structuredContent !== undefined) yield* Console.log(indented("structured", result.structuredContent))
+        }
+        if (result.isError === true) return yield* new ToolReturnedError({ tool: tool.name })
+      }), { progress: true })
+).pipe(Command.withDescription("call a tool: values coerced by its input schema (--args JSON for the whole object)"))
+
+const resources = Command.make("resources", shared, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const list = yield* client.listResources()
+      if (options.json) return yield* printJson(list)
+      yield* Console.log(table(
+        ["URI", "NAME", "MIME", "DESCRIPTION"],
+        list.map((r) => [r.uri, r.name, r.mimeType ?? "", r.description ?? ""])
+      ))
+    }))).pipe(Command.withDescription("the server's resources"))
+
+const templates = Command.make("templates", shared, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const list = yield* client.listResourceTemplates()
+      if (options.json) return yield* printJson(list)
+      yield* Console.log(table(
+        ["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"],
+        list.map((r) => [r.uriTemplate, r.name, r.mimeType ?? "", r.description ?? ""])
+      ))
+    }))).pipe(Command.withDescription("the server's resource templates"))
+
+const read = Command.make("read", { ...shared, uri: Args.text({ name: "uri" }) }, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const result = yield* client.readResource(options.uri)
+      if (options.json) return yield* printJson(result)
+      for (const contents of result.contents) yield* Console.log(contentsText(contents))
+    }))).pipe(Command.withDescription("read a resource"))
+
+const prompts = Command.make("prompts", shared, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const list = yield* client.listPrompts()
+      if (options.json) return yield* printJson(list)
+      yield* Console.log(table(
+        ["NAME", "ARGUMENTS", "DESCRIPTION"],
+        list.map((p) => [
+          p.name,
+          (p.arguments ?? []).map((a) => `${a.name}${a.required === true ? "" : "?"}`).join(" "),
+          p.description ?? ""
+        ])
+      ))
+    }))).pipe(Command.withDescription("the server's prompts"))
+
+const prompt = Command.make("prompt", { ...shared, name: Args.text({ name: "name" }), values: keyValues }, (options) =>
+  withClient(options, (client) =>
+    Effect.gen(function*() {
+      const args = Object.fromEntries(yield* pairs(options.values))
+      const result = yield* client.getPrompt(options.name, args)
+      if (options.json) return yield* printJson(result)
+      if (result.description !== undefined) yield* Console.log(`# ${result.description}`)
+      for (const message of result.messages) yield* Console.log(`${message.role}: ${blockText(message.content)}`)
+    }))).pipe(Command.withDescription("get a prompt with its arguments"))
+
+const referenceOf = (ref: string): CompletionReference =>
+  ref.includes("://") || ref.includes("{")
+    ? { type: "ref/resource", uri: ref }
+    : { type: "ref/prompt", name: ref }
+
+const complete = Command.make(
+  "complete",
+  { ...shared, ref: Args.text({ name: "prompt-or-uri-template" }), values: keyValues },
+  (options) =>
+    withClient(options, (client) =>
+      Effect.gen(function*() {
+        const [argument, ...context] = yield* pairs(options.values)
+        if (argument === undefined) {
+          return yield* new UsageError({ message: "complete needs the argument to complete, as name=partial-value" })
+        }
+        const result = yield* client.complete(
+          referenceOf(options.ref),
+          { name: argument[0], value: argument[1] },
+          context.length === 0 ? undefined : { arguments: Object.fromEntries(context) }
+        )
+        if (options.json) return yield* printJson(result)
+        for (const value of result.completion.values) yield* Console.log(value)
+        if (result.completion.hasMore === true) yield* Console.log(`(more: ${result.completion.total ?? "?"} in all)`)
+      }))
+).pipe(Command.withDescription("complete an argument of a prompt or resource template: NAME arg=partial [other=value...]"))
+
+/** The whole command. */
+export const command = Command.make("mcp-effect").pipe(
+  Command.withDescription("Try any MCP server from the terminal."),
+  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers])
+)
+
+export type { SessionOptions }

@@ -1,0 +1,121 @@
+/**
+ * An elicitation form answered in the terminal: one prompt per property of the requested schema (text,
+ * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
+ * elicitation; unless stdin and stdout are a terminal it is declined.
+ */
+import * as Prompt from "@effect/cli/Prompt"
+import type { InputFulfiller } from "@mcp-effect/client"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type { StatusLine } from "./status.js"
+
+type Json = Readonly<Record<string, unknown>>
+type Answer = string | number | boolean | ReadonlyArray<string>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const labelOf = (name: string, schema: Json, required: boolean) => {
+  const title = typeof schema["title"] === "string" ? schema["title"] : name
+  const description = typeof schema["description"] === "string" ? ` (${schema["description"]})` : ""
+  return `${title}${description}${required ? "" : " [optional]"}`
+}
+
+/** The enum choices of a property: `enum` (+ `enumNames`) or `oneOf` of `{ const, title }`. */
+const choicesOf = (schema: Json): ReadonlyArray<{ readonly title: string; readonly value: string }> | undefined => {
+  if (Array.isArray(schema["enum"])) {
+    const names = Array.isArray(schema["enumNames"]) ? schema["enumNames"] : []
+    return schema["enum"].map((value, i) => ({
+      value: String(value),
+      title: typeof names[i] === "string" ? names[i] : String(value)
+    }))
+  }
+  const options = schema["oneOf"] ?? schema["anyOf"]
+  if (Array.isArray(options) && options.every((o) => isObject(o) && o["const"] !== undefined)) {
+    return options.filter(isObject).map((o) => ({
+      value: String(o["const"]),
+      title: typeof o["title"] === "string" ? o["title"] : String(o["const"])
+    }))
+  }
+  return undefined
+}
+
+const numberPrompt = (message: string, schema: Json, integer: boolean, required: boolean) =>
+  Prompt.text({
+    message,
+    ...(typeof schema["default"] === "number" ? { default: String(schema["default"]) } : {}),
+    validate: (value) => {
+      if (value.trim() === "" && !required) return Effect.succeed(value)
+      const n = Number(value)
+      if (value.trim() === "" || !Number.isFinite(n)) return Effect.fail("a number, please")
+      if (integer && !Number.isInteger(n)) return Effect.fail("a whole number, please")
+      if (typeof schema["minimum"] === "number" && n < schema["minimum"]) return Effect.fail(`at least ${schema["minimum"]}`)
+      if (typeof schema["maximum"] === "number" && n > schema["maximum"]) return Effect.fail(`at most ${schema["maximum"]}`)
+      return Effect.succeed(value)
+    }
+  }).pipe(Prompt.map((value): Answer | undefined => (value.trim() === "" ? undefined : Number(value))))
+
+/** The prompt of one property. */
+const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt<Answer | undefined> => {
+  const message = labelOf(name, schema, required)
+  if (schema["type"] === "array") {
+    const items = isObject(schema["items"]) ? choicesOf(schema["items"]) : undefined
+    if (items !== undefined) {
+      const initial = Array.isArray(schema["default"]) ? schema["default"].map(String) : []
+      return Prompt.multiSelect({
+        message,
+        choices: items.map((c) => ({ ...c, selected: initial.includes(c.value) })),
+        ...(typeof schema["minItems"] === "number" ? { min: schema["minItems"] } : {}),
+        ...(typeof schema["maxItems"] === "number" ? { max: schema["maxItems"] } : {})
+      }).pipe(Prompt.map((values): Answer => values))
+    }
+  }
+  const choices = choicesOf(schema)
+  if (choices !== undefined) {
+    const first = choices.find((c) => c.value === schema["default"])
+    const ordered = first === undefined ? choices : [first, ...choices.filter((c) => c !== first)]
+    return Prompt.select({ message, choices: ordered })
+  }
+  switch (schema["type"]) {
+    case "boolean":
+      return Prompt.confirm({ message, initial: schema["default"] === true })
+    case "number":
+    case "integer":
+      return numberPrompt(message, schema, schema["type"] === "integer", required)
+    default:
+      return Prompt.text({
+        message,
+        ...(typeof schema["default"] === "string" ? { default: schema["default"] } : {}),
+        validate: (value) =>
+          required && value === "" ? Effect.fail("an answer is required") : Effect.succeed(value)
+      }).pipe(Prompt.map((value): Answer | undefined => (value === "" && !required ? undefined : value)))
+  }
+}
+
+/** The `onElicit` hook of the command. */
+export const hook = (
+  terminal: Context.Context<Prompt.Prompt.Environment> | undefined,
+  status: StatusLine
+): NonNullable<InputFulfiller.InputHooks["onElicit"]> =>
+(request) => {
+  const message = typeof request.params["message"] === "string" ? request.params["message"] : "(no message)"
+  if (terminal === undefined) {
+    status.line(`mcp-effect: declined the server's question (not at a terminal): ${message}`)
+    return Effect.succeed<InputFulfiller.ElicitResult>({ action: "decline" })
+  }
+  const schema = isObject(request.params["requestedSchema"]) ? request.params["requestedSchema"] : {}
+  const properties = isObject(schema["properties"]) ? schema["properties"] : {}
+  const required = Array.isArray(schema["required"]) ? schema["required"] : []
+  return Effect.gen(function*() {
+    status.line(`? The server asks: ${message}`)
+    const content: Record<string, Answer> = {}
+    for (const [name, property] of Object.entries(properties)) {
+      const answer = yield* Prompt.run(promptFor(name, isObject(property) ? property : {}, required.includes(name)))
+      if (answer !== undefined) content[name] = answer
+    }
+    return { action: "accept", content } satisfies InputFulfiller.ElicitResult
+  }).pipe(
+    Effect.catchTag("QuitException", () => Effect.succeed<InputFulfiller.ElicitResult>({ action: "cancel" })),
+    Effect.provide(terminal)
+  )
+}

@@ -1,0 +1,103 @@
+/**
+ * `servers`: every entry of the configuration, connected and checked in parallel: its era and tool count,
+ * or the error it gave. A broken entry (malformed, or a server that fails) is reported; the others are not
+ * held up by it.
+ */
+import * as Command from "@effect/cli/Command"
+import { McpConfig } from "@mcp-effect/client"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { SomeServersFailed, UsageError } from "./errors.js"
+import { shared } from "./options.js"
+import { printJson, table } from "./render.js"
+import { clientOptions, type SessionOptions } from "./session.js"
+import * as Status from "./status.js"
+import { configPath } from "./target.js"
+
+interface Row {
+  readonly name: string
+  readonly transport: "stdio" | "http" | undefined
+  readonly ok: boolean
+  readonly era?: string
+  readonly protocolVersion?: string
+  readonly server?: string
+  readonly tools?: number
+  readonly error?: string
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+const check = (
+  entry: McpConfig.ServerEntry,
+  options: Pick<SessionOptions, "root" | "timeout">,
+  status: Status.StatusLine
+) =>
+  Effect.gen(function*() {
+    const client = yield* McpConfig.connect(entry, yield* clientOptions(options, status, false))
+    const info = yield* client.info
+    const tools = yield* client.listTools()
+    const row: Row = {
+      name: entry.name,
+      transport: entry.transport,
+      ok: true,
+      era: info.era,
+      protocolVersion: info.protocolVersion,
+      server: info.serverInfo === undefined ? "" : `${info.serverInfo.name} ${info.serverInfo.version}`,
+      tools: tools.length
+    }
+    return row
+  }).pipe(
+    Effect.scoped,
+    Effect.timeoutFail({
+      duration: options.timeout * 1000,
+      onTimeout: () => new Error(`no answer within ${options.timeout} s`)
+    }),
+    Effect.catchAll((error) =>
+      Effect.succeed<Row>({ name: entry.name, transport: entry.transport, ok: false, error: messageOf(error) })
+    )
+  )
+
+export const servers = Command.make(
+  "servers",
+  { config: shared.config, json: shared.json, root: shared.root, timeout: shared.timeout },
+  (options) =>
+    Effect.gen(function*() {
+      const path = yield* configPath(options.config)
+      const entries = yield* McpConfig.readEntries(path).pipe(
+        Effect.mapError((e) => new UsageError({ message: e.message }))
+      )
+      const status = Status.make()
+      const rows = yield* Effect.forEach(
+        entries,
+        Either.match({
+          onLeft: (error) =>
+            Effect.succeed<Row>({
+              name: error.entry ?? "",
+              transport: undefined,
+              ok: false,
+              error: `${error.field === undefined ? "" : `field ${JSON.stringify(error.field)}: `}${error.detail}`
+            }),
+          onRight: (entry) => check(entry, options, status)
+        }),
+        { concurrency: "unbounded" }
+      )
+      if (options.json) {
+        yield* printJson(rows)
+      } else {
+        yield* Console.log(table(
+          ["NAME", "TRANSPORT", "ERA", "TOOLS", "STATUS"],
+          rows.map((row) => [
+            row.name,
+            row.transport ?? "?",
+            row.era ?? "-",
+            row.tools === undefined ? "-" : String(row.tools),
+            row.ok ? `ok ${row.server ?? ""}`.trimEnd() : `error: ${row.error ?? ""}`
+          ])
+        ))
+      }
+      const failed = rows.filter((row) => !row.ok).length
+      if (failed > 0) return yield* new SomeServersFailed({ count: failed })
+    })).pipe(
+      Command.withDescription("every server of the configuration, checked in parallel: era and tool count, or its error")
+    )

@@ -1,0 +1,115 @@
+/**
+ * One command's connection: the server chosen on the command line, a client with the command's hooks
+ * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
+ */
+import type * as Prompt from "@effect/cli/Prompt"
+import { McpConfig } from "@mcp-effect/client"
+import type { InputFulfiller, McpClient, McpClientError } from "@mcp-effect/client"
+import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import type * as LogLevel from "effect/LogLevel"
+import type * as Option from "effect/Option"
+import { resolve as resolvePath } from "node:path"
+import { pathToFileURL } from "node:url"
+import * as elicit from "./elicit.js"
+import type { UsageError } from "./errors.js"
+import * as Status from "./status.js"
+import * as target from "./target.js"
+
+/** The words after `--` on the command line (a server command), if there was a `--`. */
+export class CommandTail extends Context.Tag("mcp-effect/cli/CommandTail")<CommandTail, ReadonlyArray<string> | undefined>() {}
+
+export interface SessionOptions {
+  readonly config: Option.Option<string>
+  readonly server: Option.Option<string>
+  readonly stdio: Option.Option<string>
+  readonly url: Option.Option<string>
+  readonly header: ReadonlyArray<string>
+  readonly json: boolean
+  readonly root: ReadonlyArray<string>
+  readonly timeout: number
+}
+
+const CLIENT_NAME = "mcp-effect-cli"
+
+/**
+ * `--log-level` is @effect/cli's built-in option (all, trace, debug, info, warning, error, fatal, none): it
+ * sets the minimum log level of the command, which `main` starts at `None` (no server logs unless asked).
+ * Its level maps to the MCP level asked of the server.
+ */
+export const mcpLevelOf = (level: LogLevel.LogLevel): LoggingLevel | undefined => {
+  switch (level._tag) {
+    case "None":
+      return undefined
+    case "All":
+    case "Trace":
+    case "Debug":
+      return "debug"
+    case "Info":
+      return "info"
+    case "Warning":
+      return "warning"
+    case "Error":
+      return "error"
+    case "Fatal":
+      return "critical"
+  }
+}
+
+/** `--root PATH` as roots (file URIs of the absolute paths). */
+export const rootsOf = (paths: ReadonlyArray<string>): InputFulfiller.ListRootsResult => ({
+  roots: paths.map((path) => {
+    const absolute = resolvePath(path)
+    return { uri: pathToFileURL(absolute).href, name: absolute }
+  })
+})
+
+const logLine = (message: McpClient.LogMessage) => {
+  const data = typeof message.data === "string" ? message.data : JSON.stringify(message.data)
+  return `[${message.level}]${message.logger === undefined ? "" : ` ${message.logger}:`} ${data}`
+}
+
+/** The client options of a command: hooks on the status line, prompts when stdin is a terminal. */
+export const clientOptions = (
+  options: Pick<SessionOptions, "root" | "timeout">,
+  status: Status.StatusLine,
+  progress: boolean
+): Effect.Effect<McpClient.ClientOptions, never, Prompt.Prompt.Environment> =>
+  Effect.gen(function*() {
+    // Prompts read stdin and draw on stdout: both must be the terminal (`--json | jq` declines instead).
+    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
+    const terminal = interactive ? yield* Effect.context<Prompt.Prompt.Environment>() : undefined
+    const logLevel = mcpLevelOf(yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
+    return {
+      clientName: CLIENT_NAME,
+      requestTimeout: options.timeout * 1000,
+      ...(logLevel === undefined ? {} : { logLevel, onLog: (message: McpClient.LogMessage) => status.line(logLine(message)) }),
+      ...(progress ? { onProgress: status.progress, resetTimeoutOnProgress: true } : {}),
+      onElicit: elicit.hook(terminal, status),
+      ...(options.root.length === 0 ? {} : { onListRoots: () => rootsOf(options.root) })
+    }
+  })
+
+/** The server of the command line. */
+export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail> =>
+  Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
+
+/** Run `use` with a client of the chosen server; the server is stopped when it is done. */
+export const withClient = <A, E, R>(
+  options: SessionOptions,
+  use: (client: McpClient.Service, status: Status.StatusLine, startedAt: number) => Effect.Effect<A, E, R>,
+  settings: { readonly progress?: boolean } = {}
+): Effect.Effect<A, E | UsageError | McpClientError, R | CommandTail | Prompt.Prompt.Environment> =>
+  Effect.gen(function*() {
+    const entry = yield* entryOf(options)
+    const status = Status.make()
+    const client = yield* clientOptions(options, status, settings.progress === true)
+    const startedAt = Date.now()
+    return yield* Effect.scoped(
+      Effect.flatMap(McpConfig.connect(entry, client), (service) => use(service, status, startedAt)).pipe(
+        Effect.ensuring(Effect.sync(status.clear))
+      )
+    )
+  })

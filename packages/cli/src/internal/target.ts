@@ -1,0 +1,92 @@
+/**
+ * Which server a command talks to: `--stdio "command args..."`, `-- command args...`, `--url URL` (with
+ * `--header`), or an entry of the configuration (`--config FILE`, default `./.mcp.json` then `./mcp.json`,
+ * chosen with `--server NAME`, or the only entry).
+ */
+import { McpConfig } from "@mcp-effect/client"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
+import { UsageError } from "./errors.js"
+import { splitCommand } from "./shell.js"
+
+export interface TargetOptions {
+  readonly config: Option.Option<string>
+  readonly server: Option.Option<string>
+  readonly stdio: Option.Option<string>
+  readonly url: Option.Option<string>
+  readonly header: ReadonlyArray<string>
+  /** The words after `--` on the command line. */
+  readonly tail: ReadonlyArray<string> | undefined
+}
+
+const usage = (message: string) => new UsageError({ message })
+
+/** `Name: value` (or `Name=value`) headers. */
+export const parseHeaders = (items: ReadonlyArray<string>): Effect.Effect<Record<string, string>, UsageError> =>
+  Effect.gen(function*() {
+    const headers: Record<string, string> = {}
+    for (const item of items) {
+      const match = /^([^:=\s]+)\s*[:=]\s*(.*)$/.exec(item)
+      if (match === null) return yield* usage(`--header expects "Name: value", got ${JSON.stringify(item)}`)
+      headers[match[1] ?? ""] = match[2] ?? ""
+    }
+    return headers
+  })
+
+/** The configuration file to read: `--config`, else `./.mcp.json`, else `./mcp.json`. */
+export const configPath = (config: Option.Option<string>): Effect.Effect<string, UsageError> =>
+  Option.match(config, {
+    onSome: Effect.succeed,
+    onNone: () => {
+      const found = [".mcp.json", "mcp.json"].find((file) => existsSync(file))
+      return found === undefined
+        ? Effect.fail(
+          usage("no server given: use --stdio \"command args\", -- command args, --url URL, or --config FILE (no ./.mcp.json or ./mcp.json here)")
+        )
+        : Effect.succeed(found)
+    }
+  })
+
+const fromConfig = (options: TargetOptions) =>
+  Effect.gen(function*() {
+    const path = yield* configPath(options.config)
+    const entries = yield* McpConfig.readEntries(path).pipe(Effect.mapError((e) => usage(e.message)))
+    const names = entries.map((entry) => Either.match(entry, { onLeft: (e) => e.entry ?? "", onRight: (s) => s.name }))
+    const name = Option.getOrUndefined(options.server) ?? (names.length === 1 ? names[0] : undefined)
+    if (name === undefined) {
+      return yield* usage(`${path} has ${names.length} servers; choose one with --server NAME (${names.join(", ")})`)
+    }
+    const index = names.indexOf(name)
+    const entry = entries[index]
+    if (entry === undefined) return yield* usage(`${path} has no server ${JSON.stringify(name)} (${names.join(", ")})`)
+    return yield* Either.match(entry, { onLeft: (e) => Effect.fail(usage(e.message)), onRight: Effect.succeed })
+  })
+
+/** The one server of the command line. */
+export const resolve = (options: TargetOptions): Effect.Effect<McpConfig.ServerEntry, UsageError> =>
+  Effect.gen(function*() {
+    const given = [Option.isSome(options.stdio), options.tail !== undefined, Option.isSome(options.url)].filter(Boolean)
+    if (given.length > 1) return yield* usage("give one server: --stdio, -- command, or --url")
+    if (Option.isSome(options.server) && given.length > 0) {
+      return yield* usage("--server picks an entry of the configuration; it cannot be combined with --stdio, -- or --url")
+    }
+    if (options.header.length > 0 && Option.isNone(options.url)) return yield* usage("--header goes with --url")
+    const words = options.tail ?? Option.match(options.stdio, { onNone: () => undefined, onSome: splitCommand })
+    if (typeof words === "string") return yield* usage(`--stdio: ${words}`)
+    if (words !== undefined) {
+      const [command, ...args] = words
+      if (command === undefined) return yield* usage("an empty server command")
+      return { name: "stdio", transport: "stdio", command, args, env: undefined, cwd: undefined, raw: {} }
+    }
+    if (Option.isSome(options.url)) {
+      const headers = yield* parseHeaders(options.header)
+      // Headers from the command line are taken as they are (the shell has expanded them): `$${` keeps a `${`.
+      const literal = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replaceAll("${", "$${")]))
+      return yield* McpConfig.parseEntry("url", { url: options.url.value, headers: literal }, { env: {} }).pipe(
+        Effect.mapError((e) => usage(`--url: ${e.detail}`))
+      )
+    }
+    return yield* fromConfig(options)
+  })

@@ -1,0 +1,58 @@
+/**
+ * The command's pure parts: splitting `--stdio` like a shell, coercing `key=value` by the input schema, and
+ * mapping `--log-level` to the level asked of the server.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import { coerceValue, toolArguments } from "../src/internal/coerce.js"
+import { mcpLevelOf } from "../src/internal/session.js"
+import { splitCommand } from "../src/internal/shell.js"
+
+describe("splitCommand", () => {
+  it("whitespace, quotes and escapes", () => {
+    assert.deepStrictEqual(splitCommand("node  server.js --port 1"), ["node", "server.js", "--port", "1"])
+    assert.deepStrictEqual(splitCommand(`npx -y 'a b' "c \\"d\\"" e\\ f ''`), ["npx", "-y", "a b", "c \"d\"", "e f", ""])
+    assert.deepStrictEqual(splitCommand("   "), [])
+    assert.strictEqual(splitCommand("node 'open"), "unterminated ' quote")
+  })
+})
+
+describe("coercion by the input schema", () => {
+  it("each type, unions, and properties the schema does not describe", () => {
+    assert.deepStrictEqual(coerceValue("42", { type: "integer" }), { value: 42 })
+    assert.strictEqual(coerceValue("4.2", { type: "integer" }), "expected integer, got \"4.2\"")
+    assert.deepStrictEqual(coerceValue("4.2", { type: "number" }), { value: 4.2 })
+    assert.strictEqual(coerceValue("", { type: "number" }), "expected number, got \"\"")
+    assert.deepStrictEqual(coerceValue("true", { type: "boolean" }), { value: true })
+    assert.strictEqual(coerceValue("yes", { type: "boolean" }), "expected boolean, got \"yes\"")
+    assert.deepStrictEqual(coerceValue("007", { type: "string" }), { value: "007" })
+    assert.deepStrictEqual(coerceValue("[1,2]", { type: "array" }), { value: [1, 2] })
+    assert.strictEqual(coerceValue("{}", { type: "array" }), "expected array, got \"{}\"")
+    assert.deepStrictEqual(coerceValue("{\"a\":1}", { type: "object" }), { value: { a: 1 } })
+    assert.deepStrictEqual(coerceValue("null", { type: ["integer", "null"] }), { value: null })
+    assert.deepStrictEqual(coerceValue("3", { anyOf: [{ type: "integer" }, { type: "string" }] }), { value: "3" })
+    assert.deepStrictEqual(coerceValue("3", undefined), { value: 3 })
+    assert.deepStrictEqual(coerceValue("hello", {}), { value: "hello" })
+  })
+
+  it.effect("--args is the base, key=value pairs go over it; errors name the argument", () =>
+    Effect.gen(function*() {
+      const schema = { type: "object", properties: { a: { type: "number" }, s: { type: "string" } } }
+      assert.deepStrictEqual(yield* toolArguments(schema, ["a=2", "s=x=y"], "{\"a\":1,\"b\":true}"), { a: 2, b: true, s: "x=y" })
+      assert.strictEqual((yield* Effect.flip(toolArguments(schema, ["a=z"], undefined))).message, "argument a: expected number, got \"z\"")
+      assert.strictEqual((yield* Effect.flip(toolArguments(schema, ["novalue"], undefined))).message, "expected key=value, got \"novalue\"")
+      assert.strictEqual((yield* Effect.flip(toolArguments(schema, [], "[1]"))).message, "--args must be a JSON object")
+    }))
+})
+
+describe("--log-level", () => {
+  it("maps @effect/cli's levels to MCP levels; none (the default) asks for nothing", () => {
+    assert.strictEqual(mcpLevelOf(LogLevel.None), undefined)
+    assert.strictEqual(mcpLevelOf(LogLevel.All), "debug")
+    assert.strictEqual(mcpLevelOf(LogLevel.Debug), "debug")
+    assert.strictEqual(mcpLevelOf(LogLevel.Info), "info")
+    assert.strictEqual(mcpLevelOf(LogLevel.Warning), "warning")
+    assert.strictEqual(mcpLevelOf(LogLevel.Fatal), "critical")
+  })
+})

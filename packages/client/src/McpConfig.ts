@@ -1,0 +1,441 @@
+/**
+ * Servers from the `mcpServers` configuration every MCP host keeps (Claude Desktop, Cursor, VS Code, Claude
+ * Code):
+ *
+ * ```json
+ * { "mcpServers": {
+ *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+ *     "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer ${TOKEN}" } } } }
+ * ```
+ *
+ * Each entry becomes a client (stdio when it has a `command`, Streamable HTTP when it has a `url`; a `type`
+ * of `stdio`, `http` or `streamable-http` may say so) registered in a `ToolRegistry` under its name as the
+ * prefix, so tool `read` of `files` is offered to a model as `files__read`.
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConfig } from "@mcp-effect/client"
+ *
+ * const program = Effect.gen(function*() {
+ *   const servers = yield* McpConfig.McpServers
+ *   return yield* servers.registry.toolsForLlm()
+ * })
+ * program.pipe(Effect.provide(McpConfig.layer("./.mcp.json")), Effect.runPromise)
+ * ```
+ *
+ * Rules:
+ *
+ * - `${VAR}` in `env` and `headers` values is replaced by the environment variable (`${VAR:-default}` gives a
+ *   default, `$${` is a literal `${`); an unset variable without a default is an error naming the field.
+ * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
+ * - A file that cannot be read, is not JSON, or has a malformed entry fails with `McpConfigError`, which names
+ *   the file, the entry and the field. A server that cannot be started or listed fails with
+ *   `McpConfigServerError` naming the entry.
+ * - The HTTP+SSE transport of 2024-11-05 (`"type": "sse"`) is not supported and is reported as such.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as parse from "./internal/config/parse.js"
+import * as LlmBridge from "./LlmBridge.js"
+import * as LlmPromise from "./LlmPromise.js"
+import * as McpClient from "./McpClient.js"
+import type { McpClientError } from "./McpError.js"
+import * as McpPromise from "./McpPromise.js"
+import * as NodeMcpClient from "./NodeMcpClient.js"
+import * as ToolRegistry from "./ToolRegistry.js"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * Where `${VAR}` references are looked up (default `process.env`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Environment = Readonly<Record<string, string | undefined>>
+
+/**
+ * A server started over stdio. `env` is merged over the variables a server inherits (see
+ * `McpTransport.SAFE_ENV_KEYS`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StdioEntry {
+  readonly name: string
+  readonly transport: "stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>> | undefined
+  readonly cwd: string | undefined
+  /** The entry as written (unknown fields included, references not expanded). */
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A Streamable HTTP server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpEntry {
+  readonly name: string
+  readonly transport: "http"
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>> | undefined
+  /** The entry as written (unknown fields included, references not expanded). */
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerEntry = StdioEntry | HttpEntry
+
+/**
+ * A configuration read: its entries in the order written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  /** The file it came from, if any. */
+  readonly path: string | undefined
+  readonly servers: ReadonlyArray<ServerEntry>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ParseOptions {
+  /** Where `${VAR}` is looked up (default `process.env`). */
+  readonly env?: Environment | undefined
+}
+
+/**
+ * Options of `layer` and `connectServers`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LayerOptions extends ParseOptions {
+  /** The behaviour of every client (hooks, timeouts, ...). `cacheNamespace` is the entry's name. */
+  readonly client?: McpClient.ClientOptions | undefined
+  /** Only these entries (default: all). */
+  readonly only?: ReadonlyArray<string> | undefined
+  /** Bridge options of the registry. */
+  readonly bridge?: LlmBridge.BridgeOptions | undefined
+}
+
+// -----------------------------------------------------------------------------
+// Errors
+// -----------------------------------------------------------------------------
+
+/**
+ * A configuration that cannot be read or has a malformed entry: names the file, the entry and the field
+ * (e.g. `entry "github", field "env.TOKEN": environment variable TOKEN is not set`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpConfigError", {
+  path: Schema.optional(Schema.String),
+  entry: Schema.optional(Schema.String),
+  field: Schema.optional(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    const where = [
+      this.path === undefined ? undefined : this.path,
+      this.entry === undefined ? undefined : `entry ${JSON.stringify(this.entry)}`,
+      this.field === undefined ? undefined : `field ${JSON.stringify(this.field)}`
+    ].filter((part) => part !== undefined)
+    return `${where.length === 0 ? "configuration" : where.join(", ")}: ${this.detail}`
+  }
+}
+
+/**
+ * A configured server that could not be started, probed or registered.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpConfigServerError extends Schema.TaggedError<McpConfigServerError>()("McpConfigServerError", {
+  entry: Schema.String,
+  cause: Schema.Defect
+}) {
+  override get message(): string {
+    const cause = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `server ${JSON.stringify(this.entry)}: ${cause}`
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Reading
+// -----------------------------------------------------------------------------
+
+const envOf = (options: ParseOptions | undefined): Environment => options?.env ?? process.env
+
+/**
+ * Read a configuration object (already parsed JSON).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseConfig = (document: unknown, options?: ParseOptions): Effect.Effect<Config, McpConfigError> =>
+  parse.parseDocument(document, envOf(options))
+
+/**
+ * Read one entry (the value under its name in `mcpServers`).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseEntry = (
+  name: string,
+  entry: unknown,
+  options?: ParseOptions
+): Effect.Effect<ServerEntry, McpConfigError> => parse.parseEntry(name, entry, envOf(options))
+
+/**
+ * Read a configuration file.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const load = (
+  path: string,
+  options?: ParseOptions
+): Effect.Effect<Config, McpConfigError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
+    )
+    const document = yield* parse.parseText(text, path)
+    return yield* parse.parseDocument(document, envOf(options), path)
+  })
+
+/**
+ * Read a source entry by entry: a malformed entry is its own `McpConfigError` and leaves the others alone
+ * (what `mcp-effect servers` shows). Fails only when the document itself cannot be read.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const readEntries = (
+  source: Source,
+  options?: ParseOptions
+): Effect.Effect<ReadonlyArray<Either.Either<ServerEntry, McpConfigError>>, McpConfigError> =>
+  Effect.gen(function*() {
+    const path = typeof source === "string" ? source : undefined
+    const document = typeof source === "string"
+      ? yield* Effect.flatMap(
+        FileSystem.FileSystem,
+        (fs) =>
+          fs.readFileString(source).pipe(
+            Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
+          )
+      ).pipe(Effect.flatMap((text) => parse.parseText(text, path)), Effect.provide(NodeFileSystem.layer))
+      : source
+    const servers = yield* parse.serversOf(document, path)
+    return yield* Effect.forEach(
+      Object.entries(servers),
+      ([name, entry]) => Effect.either(parse.parseEntry(name, entry, envOf(options), path))
+    )
+  })
+
+/**
+ * A file path, or the configuration object itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Source = string | Readonly<Record<string, unknown>>
+
+/**
+ * Read a source: a path is read from the file system (Node's), an object is parsed as it is.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const read = (source: Source, options?: ParseOptions): Effect.Effect<Config, McpConfigError> =>
+  typeof source === "string"
+    ? load(source, options).pipe(Effect.provide(NodeFileSystem.layer))
+    : parseConfig(source, options)
+
+// -----------------------------------------------------------------------------
+// Clients
+// -----------------------------------------------------------------------------
+
+/**
+ * The client layer of one entry (Node: `child_process` for stdio, undici for HTTP).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const clientLayer = (
+  entry: ServerEntry,
+  options: McpClient.ClientOptions = {}
+): Layer.Layer<McpClient.McpClient, McpClientError> => {
+  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...options }
+  if (entry.transport === "http") {
+    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers })
+  }
+  return NodeMcpClient.layerStdio({
+    ...client,
+    command: entry.command,
+    args: entry.args,
+    env: entry.env,
+    cwd: entry.cwd
+  })
+}
+
+/**
+ * Start one entry's client for the life of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connect = (
+  entry: ServerEntry,
+  options: McpClient.ClientOptions = {}
+): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> =>
+  Effect.map(Layer.build(clientLayer(entry, options)), Context.get(McpClient.McpClient))
+
+/**
+ * Every configured server: its client, and the registry that has them all under their names.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Servers {
+  readonly config: Config
+  readonly clients: ReadonlyMap<string, McpClient.Service>
+  readonly registry: ToolRegistry.Registry
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpServers extends Context.Tag("@mcp-effect/client/McpConfig/McpServers")<McpServers, Servers>() {}
+
+const selected = (config: Config, only: ReadonlyArray<string> | undefined) =>
+  Effect.gen(function*() {
+    if (only === undefined) return config.servers
+    const unknown = only.find((name) => !config.servers.some((entry) => entry.name === name))
+    if (unknown !== undefined) {
+      return yield* new McpConfigError({ path: config.path, entry: unknown, detail: "no such entry in mcpServers" })
+    }
+    return config.servers.filter((entry) => only.includes(entry.name))
+  })
+
+/**
+ * Start the configured servers (in parallel) and register each under its name, in the order written. Any
+ * server that fails fails the whole: use `connect` per entry to tolerate broken ones.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  source: Source | Config,
+  options: LayerOptions = {}
+): Effect.Effect<Servers, McpConfigError | McpConfigServerError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const config = isConfig(source) ? source : yield* read(source, options)
+    const entries = yield* selected(config, options.only)
+    const clients = yield* Effect.forEach(
+      entries,
+      (entry) =>
+        connect(entry, options.client).pipe(
+          Effect.tap((client) => client.info),
+          Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),
+          Effect.map((client) => [entry.name, client] as const)
+        ),
+      { concurrency: "unbounded" }
+    )
+    const registry = yield* ToolRegistry.make(options.bridge)
+    for (const [name, client] of clients) {
+      yield* registry.register(name, LlmBridge.clientSource(client)).pipe(
+        Effect.mapError((cause) => new McpConfigServerError({ entry: name, cause }))
+      )
+    }
+    return { config, clients: new Map(clients), registry }
+  })
+
+const isConfig = (source: Source | Config): source is Config =>
+  typeof source === "object" && "servers" in source && Array.isArray(source["servers"]) && !("mcpServers" in source)
+
+/**
+ * The configured servers as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  source: Source | Config,
+  options: LayerOptions = {}
+): Layer.Layer<McpServers, McpConfigError | McpConfigServerError> => Layer.scoped(McpServers, make(source, options))
+
+// -----------------------------------------------------------------------------
+// Promise API
+// -----------------------------------------------------------------------------
+
+/**
+ * The configured servers for Promise code: a Promise client per entry, the registry of them all, and
+ * `close()`, which stops every server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseServers {
+  readonly config: Config
+  readonly clients: Readonly<Record<string, McpPromise.PromiseClient>>
+  readonly registry: LlmPromise.PromiseBridge<ToolRegistry.RegistryError>
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Start the configured servers; rejects with `McpConfigError` or `McpConfigServerError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connectServers = async (source: Source, options: LayerOptions = {}): Promise<PromiseServers> => {
+  const runtime = ManagedRuntime.make(layer(source, options))
+  const exit = await runtime.runPromiseExit(McpServers)
+  if (Exit.isFailure(exit)) {
+    await runtime.dispose()
+    throw Cause.squash(exit.cause)
+  }
+  const servers = exit.value
+  const clients: Record<string, McpPromise.PromiseClient> = {}
+  for (const [name, client] of servers.clients) {
+    clients[name] = await McpPromise.fromLayer(Layer.succeed(McpClient.McpClient, client))
+  }
+  return {
+    config: servers.config,
+    clients,
+    registry: LlmPromise.fromBridge(servers.registry),
+    close: async () => {
+      await Promise.all(Object.values(clients).map((client) => client.close()))
+      await runtime.dispose()
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Reading the `mcpServers` JSON shape: each entry checked field by field, `${VAR}` references in `env` and
+ * `headers` expanded, unknown fields kept (in `raw`) and otherwise ignored.
+ */
+import * as Effect from "effect/Effect"
+import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
+import { McpConfigError } from "../../McpConfig.js"
+
+type Json = Readonly<Record<string, unknown>>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+interface Where {
+  readonly path?: string | undefined
+  readonly entry?: string | undefined
+}
+
+const failure = (where: Where, field: string | undefined, detail: string) =>
+  new McpConfigError({ path: where.path, entry: where.entry, field, detail })
+
+/** `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`. */
+const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/** Expand the references of one value; the first unset variable without a default is named in the error. */
+export const expand = (
+  value: string,
+  env: Environment,
+  where: Where,
+  field: string
+): Effect.Effect<string, McpConfigError> => {
+  let missing: string | undefined
+  const expanded = value.replace(REFERENCE, (match, name: string | undefined, fallback: string | undefined) => {
+    if (name === undefined) return "${"
+    const found = env[name]
+    if (found !== undefined && found !== "") return found
+    if (fallback !== undefined) return fallback
+    missing ??= name
+    return match
+  })
+  return missing === undefined
+    ? Effect.succeed(expanded)
+    : Effect.fail(failure(where, field, `environment variable ${missing} is not set (referenced as \${${missing}})`))
+}
+
+const optionalString = (entry: Json, key: string, where: Where): Effect.Effect<string | undefined, McpConfigError> => {
+  const value = entry[key]
+  if (value === undefined) return Effect.succeed(undefined)
+  return typeof value === "string" ? Effect.succeed(value) : Effect.fail(failure(where, key, "must be a string"))
+}
+
+const stringMap = (
+  entry: Json,
+  key: string,
+  env: Environment,
+  where: Where
+): Effect.Effect<Readonly<Record<string, string>> | undefined, McpConfigError> => {
+  const value = entry[key]
+  if (value === undefined) return Effect.succeed(undefined)
+  if (!isObject(value)) return Effect.fail(failure(where, key, "must be an object of strings"))
+  return Effect.forEach(Object.entries(value), ([name, item]) =>
+    typeof item === "string"
+      ? Effect.map(expand(item, env, where, `${key}.${name}`), (expanded) => [name, expanded] as const)
+      : Effect.fail(failure(where, `${key}.${name}`, "must be a string"))).pipe(Effect.map(Object.fromEntries))
+}
+
+const stringArray = (entry: Json, key: string, where: Where) => {
+  const value = entry[key]
+  if (value === undefined) return Effect.succeed(undefined)
+  if (!Array.isArray(value)) return Effect.fail(failure(where, key, "must be an array of strings"))
+  const bad = value.findIndex((item) => typeof item !== "string")
+  return bad === -1
+    ? Effect.succeed(value.filter((item): item is string => typeof item === "string"))
+    : Effect.fail(failure(where, `${key}[${bad}]`, "must be a string"))
+}
+
+const STDIO_TYPES = new Set(["stdio"])
+const HTTP_TYPES = new Set(["http", "streamable-http", "streamableHttp"])
+
+const parseStdio = (name: string, entry: Json, env: Environment, where: Where) =>
+  Effect.gen(function*() {
+    const command = yield* optionalString(entry, "command", where)
+    if (command === undefined || command.length === 0) {
+      return yield* failure(where, "command", "a stdio server needs a non-empty command")
+    }
+    const args = yield* stringArray(entry, "args", where)
+    const envVars = yield* stringMap(entry, "env", env, where)
+    const cwd = yield* optionalString(entry, "cwd", where)
+    const server: ServerEntry = { name, transport: "stdio", command, args: args ?? [], env: envVars, cwd, raw: entry }
+    return server
+  })
+
+const parseHttp = (name: string, entry: Json, env: Environment, where: Where) =>
+  Effect.gen(function*() {
+    const url = yield* optionalString(entry, "url", where)
+    if (url === undefined) return yield* failure(where, "url", "an HTTP server needs a url")
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      return yield* failure(where, "url", `not an http(s) URL: ${JSON.stringify(url)}`)
+    }
+    const headers = yield* stringMap(entry, "headers", env, where)
+    const server: ServerEntry = { name, transport: "http", url: parsed.href, headers, raw: entry }
+    return server
+  })
+
+/** One entry of `mcpServers`. */
+export const parseEntry = (
+  name: string,
+  entry: unknown,
+  env: Environment,
+  path?: string
+): Effect.Effect<ServerEntry, McpConfigError> => {
+  const where: Where = { path, entry: name }
+  if (!isObject(entry)) return Effect.fail(failure(where, undefined, "an entry must be a JSON object"))
+  const type = entry["type"]
+  if (type !== undefined && typeof type !== "string") return Effect.fail(failure(where, "type", "must be a string"))
+  if (type === "sse") {
+    return Effect.fail(failure(where, "type", "the HTTP+SSE transport (2024-11-05) is not supported; use Streamable HTTP"))
+  }
+  if (type !== undefined && !STDIO_TYPES.has(type) && !HTTP_TYPES.has(type)) {
+    return Effect.fail(failure(where, "type", `unknown transport ${JSON.stringify(type)} (stdio or http)`))
+  }
+  const hasCommand = entry["command"] !== undefined
+  const hasUrl = entry["url"] !== undefined
+  if (type === undefined && hasCommand && hasUrl) {
+    return Effect.fail(failure(where, "url", "an entry has either a command (stdio) or a url (HTTP), not both"))
+  }
+  if (type === undefined && !hasCommand && !hasUrl) {
+    return Effect.fail(failure(where, "command", "an entry needs a command (stdio) or a url (HTTP)"))
+  }
+  const http = type === undefined ? hasUrl : HTTP_TYPES.has(type)
+  return http ? parseHttp(name, entry, env, where) : parseStdio(name, entry, env, where)
+}
+
+/** The whole document: `{ "mcpServers": { ... } }` (other top-level fields are ignored). */
+export const parseDocument = (
+  document: unknown,
+  env: Environment,
+  path?: string
+): Effect.Effect<Config, McpConfigError> => {
+  return serversOf(document, path).pipe(
+    Effect.flatMap((servers) =>
+      Effect.forEach(Object.entries(servers), ([name, entry]) => parseEntry(name, entry, env, path))
+    ),
+    Effect.map((entries) => ({ path, servers: entries }))
+  )
+}
+
+/** The `mcpServers` object of a document. */
+export const serversOf = (document: unknown, path: string | undefined): Effect.Effect<Json, McpConfigError> => {
+  const where: Where = { path }
+  if (!isObject(document)) return Effect.fail(failure(where, undefined, "the configuration must be a JSON object"))
+  const servers = document["mcpServers"]
+  if (servers === undefined) return Effect.fail(failure(where, "mcpServers", "missing"))
+  if (!isObject(servers)) return Effect.fail(failure(where, "mcpServers", "must be an object of named entries"))
+  return Effect.succeed(servers)
+}
+
+/**
+ * Parse JSON text. The engine's message may quote the text around the error, which could be a secret, so only
+ * the line and column are reported (when the engine gives a position).
+ */
+export const parseText = (text: string, path: string | undefined): Effect.Effect<unknown, McpConfigError> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (error) => failure({ path }, undefined, `not valid JSON${whereIn(text, error)}`)
+  })
+
+const whereIn = (text: string, error: unknown): string => {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1]
+  if (position === undefined) return text.trim() === "" ? " (the file is empty)" : ""
+  const before = text.slice(0, Number(position)).split("\n")
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`
+}
