@@ -44,6 +44,7 @@ const TOOL_NAMES = [
   "reset",
   "redirect",
   "garbage_body",
+  "notify",
   "stats"
 ]
 

@@ -221,6 +221,13 @@ const callTool = async (id: Id, params: JsonObject | undefined) => {
         spawnIdleChild(options.tag, numberArg(args, "depth", 1)))
       return send(result(id, text(era, pids.join(","))))
     }
+    case "notify": {
+      const count = numberArg(args, "count", 1)
+      for (let i = 0; i < count; i++) {
+        await send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: `note ${i}` } })
+      }
+      return send(result(id, text(era, `sent ${count}`)))
+    }
     case "stats":
       return send(result(id, text(era, JSON.stringify({ calls, pid: process.pid }))))
     default:
