@@ -14,7 +14,7 @@
  *     return { tools, results }
  *   })
  *
- * turn([]).pipe(Effect.provide(McpClient.layerStdio({ command: "my-server" })), Effect.runPromise)
+ * turn([]).pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })), Effect.runPromise)
  * ```
  *
  * **`toolsForLlm`.** Each tool becomes `{ type: "function", function: { name, description, parameters } }`.
@@ -76,10 +76,10 @@
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import * as internal from "./internal/llmBridge.js"
-import { describeClientError, renderResult } from "./internal/llmContent.js"
-import * as names from "./internal/llmNames.js"
-import * as schemas from "./internal/llmSchema.js"
+import * as internal from "./internal/llm/bridge.js"
+import { describeClientError, renderResult } from "./internal/llm/content.js"
+import * as names from "./internal/llm/names.js"
+import * as schemas from "./internal/llm/schema.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import type { CallToolResult, JsonObject, ToolAnnotations } from "./McpSchema.js"

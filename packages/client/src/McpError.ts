@@ -129,7 +129,7 @@ export class McpInvalidResponseError extends Schema.TaggedError<McpInvalidRespon
  * @category errors
  */
 export class McpTransportError extends Schema.TaggedError<McpTransportError>()("McpTransportError", {
-  reason: Schema.Literal("Spawn", "Write", "Http", "Closed"),
+  reason: Schema.Literal("Spawn", "Write", "Http", "Closed", "Auth"),
   detail: Schema.String,
   /** HTTP status, where an HTTP response was the failure. */
   status: Schema.optional(Schema.Number),

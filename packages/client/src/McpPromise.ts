@@ -43,6 +43,7 @@ import type {
   Tool
 } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
+import * as NodeMcpClient from "./NodeMcpClient.js"
 
 /**
  * Per-call options of the Promise API: the Effect API's, plus an `AbortSignal` that cancels the call.
@@ -182,7 +183,7 @@ const bridgeOptionsOf = (options: { readonly toolConcurrency?: number | undefine
 export const connectStdio = (
   options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<PromiseClient> =>
-  fromLayer(McpClient.layerStdio(options), bridgeOptionsOf(options))
+  fromLayer(NodeMcpClient.layerStdio(options), bridgeOptionsOf(options))
 
 /**
  * Connect to a Streamable HTTP server (either era).
@@ -193,4 +194,4 @@ export const connectStdio = (
 export const connectHttp = (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<PromiseClient> =>
-  fromLayer(McpClient.layerHttp(options), bridgeOptionsOf(options))
+  fromLayer(NodeMcpClient.layerHttp(options), bridgeOptionsOf(options))

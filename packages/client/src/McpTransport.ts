@@ -8,10 +8,12 @@
  * - `send(message, context)` writes one JSON-RPC message. It runs in a `Scope` that lives exactly as long as
  *   the request it carries: a transport whose answers come on a per-request stream (Streamable HTTP) ties that
  *   stream to the scope, so closing it closes the stream, which is how a modern HTTP request is cancelled.
- *   `context` carries what a transport needs beyond the body: the era and protocol version (HTTP headers) and
- *   extra headers (`Mcp-Param-*`).
- * - `incoming` is every frame the server sends, as JSON text, whichever stream it came on (stdout lines, HTTP
- *   bodies, SSE `data`). The client decodes and correlates them, so stdio and HTTP share one JSON-RPC peer.
+ *   Sending a request never waits for its answer. `context` carries what a transport needs beyond the body:
+ *   the era and protocol version (HTTP headers) and extra headers (`Mcp-Param-*`).
+ * - `receive(receiver)` hands every message the server sends to the client's `Receiver`, decoded from JSON
+ *   once, with what the transport knows about it beside it (for HTTP: the status of the response that carried
+ *   it, and which request's response body it came in). The client correlates answers with requests; a
+ *   transport keeps no map of requests of its own.
  * - `ended` says why the connection ended: the server went away, or the client closed it.
  *
  * @since 0.1.0
@@ -23,12 +25,11 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
-import * as http from "./internal/httpTransport.js"
-import * as memory from "./internal/memoryTransport.js"
-import * as stdio from "./internal/stdioTransport.js"
+import * as http from "./internal/transport/http.js"
+import * as memory from "./internal/transport/memory.js"
+import * as stdio from "./internal/transport/stdio.js"
 import type { McpClosedError, McpServerGoneError, McpTransportError } from "./McpError.js"
-import type { JsonObject, OutboundMessage } from "./McpSchema.js"
+import type { JsonObject, OutboundMessage, RequestId } from "./McpSchema.js"
 
 /**
  * Protocol era of a connection.
@@ -54,6 +55,38 @@ export interface SendContext {
 }
 
 /**
+ * What a transport knows about a message beside its JSON.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessageMeta {
+  /** HTTP: the status of the response whose body carried the message. */
+  readonly httpStatus?: number | undefined
+  /**
+   * HTTP: the request whose response body carried the message. An error without an id there is that
+   * request's answer.
+   */
+  readonly inReplyTo?: RequestId | undefined
+}
+
+/**
+ * Where a connection hands what the server sends. Called synchronously on the transport's reader, in arrival
+ * order; it must not block.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Receiver {
+  /** One JSON-RPC message, parsed once (a batch is handed over message by message). */
+  readonly message: (message: unknown, meta?: MessageMeta) => void
+  /** A frame that is not JSON. */
+  readonly malformed: (frame: string, reason: string) => void
+  /** The answer to this request will never come: its HTTP request failed or its response stream broke. */
+  readonly failed: (requestId: RequestId, error: McpTransportError | McpServerGoneError) => void
+}
+
+/**
  * One open connection to a server.
  *
  * @since 0.1.0
@@ -66,12 +99,20 @@ export interface Connection {
     message: OutboundMessage,
     context: SendContext
   ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError, Scope.Scope>
-  /** Every frame the server sends, as JSON text. Ends when the connection ends. */
-  readonly incoming: Stream.Stream<string>
+  /**
+   * Start handing what the server sends to `receiver` (called once; a reader it needs lives in the scope).
+   * Everything received before the connection ends is handed over before `ended` completes.
+   */
+  readonly receive: (receiver: Receiver) => Effect.Effect<void, never, Scope.Scope>
   /** Completes when the connection has ended, with the reason. */
   readonly ended: Effect.Effect<McpServerGoneError | McpClosedError>
   /** `true` where closing a request's response stream is its cancellation, so no notification is sent. */
   readonly cancelsByClosingStream: (era: Era) => boolean
+  /**
+   * `false` when `send` never uses its scope (stdio, memory), so the client makes none per request
+   * (default `true`).
+   */
+  readonly scopedSend?: boolean | undefined
 }
 
 /**
@@ -183,6 +224,49 @@ export const layerMemory = (server: MemoryServer): Layer.Layer<McpTransport> =>
   Layer.succeed(McpTransport, memory.make(server))
 
 /**
+ * One HTTP request the HTTP transport is about to make (every request it makes goes through one place).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpRequestInfo {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: URL
+  /** The JSON-RPC method a POST carries (absent for a response to a server request). */
+  readonly mcpMethod?: string | undefined
+  /** 0 the first time; 1 when it is sent again because `onChallenge` answered `"retry"`. */
+  readonly attempt: number
+}
+
+/**
+ * A 401 or 403 answer, shown to the `HttpAuthorizer`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpChallenge {
+  readonly status: number
+  /** The response's headers (lower-case names), e.g. `www-authenticate`. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly request: HttpRequestInfo
+}
+
+/**
+ * The seam for authorization over HTTP (no authorization logic of its own here): asked for extra headers
+ * before every HTTP request the transport makes, and handed every 401/403 answer to decide whether that
+ * request is sent once more (with fresh headers) or fails as it is (`McpTransportError` with the `status`).
+ * Its headers go over `HttpOptions.headers`; the transport's own (`Mcp-*`, `Accept`, `Content-Type`) win.
+ * A failure of either function fails the request with that error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HttpAuthorizer {
+  readonly headers: (request: HttpRequestInfo) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
+  readonly onChallenge: (challenge: HttpChallenge) => Effect.Effect<"retry" | "fail", McpTransportError>
+}
+
+/**
  * Where and how to reach a Streamable HTTP server.
  *
  * @since 0.1.0
@@ -193,6 +277,8 @@ export interface HttpOptions {
   readonly url: string | URL
   /** Sent on every HTTP request (e.g. `Authorization: Bearer …`); the transport's own headers win. */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Asked for headers before every HTTP request and told of every 401/403 (see `HttpAuthorizer`). */
+  readonly authorizer?: HttpAuthorizer | undefined
   /**
    * How long to wait for the status and headers of any HTTP response (default: no limit of its own; the
    * request timeout applies). A server that sends its JSON answer only when done needs the whole call's time.

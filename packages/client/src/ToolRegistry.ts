@@ -36,7 +36,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { assignNames } from "./internal/llmNames.js"
+import { assignNames } from "./internal/llm/names.js"
 import * as LlmBridge from "./LlmBridge.js"
 import type { McpClientError } from "./McpError.js"
 

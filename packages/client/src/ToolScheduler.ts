@@ -35,6 +35,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as internal from "./internal/toolScheduler.js"
 import type { ToolAnnotations } from "./McpSchema.js"
 
 /**
@@ -111,7 +112,7 @@ export interface Service {
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_TOOL_CONCURRENCY = 4
+export const DEFAULT_TOOL_CONCURRENCY: number = internal.DEFAULT_TOOL_CONCURRENCY
 
 /**
  * Whether a tool's annotations allow it to run beside others: `readOnlyHint` and `idempotentHint` both
@@ -120,15 +121,7 @@ export const DEFAULT_TOOL_CONCURRENCY = 4
  * @since 0.1.0
  * @category guards
  */
-export const isConcurrencySafe = (annotations: ToolAnnotations | undefined): boolean =>
-  annotations?.readOnlyHint === true && annotations.idempotentHint === true
-
-const serial = (count: number, concurrency: number, reason: string): Plan => ({
-  mode: "serial",
-  concurrency,
-  groups: Array.from({ length: count }, (_, i) => [i]),
-  reason
-})
+export const isConcurrencySafe: (annotations: ToolAnnotations | undefined) => boolean = internal.isConcurrencySafe
 
 /**
  * The scheduling rules as a pure function.
@@ -136,49 +129,11 @@ const serial = (count: number, concurrency: number, reason: string): Plan => ({
  * @since 0.1.0
  * @category constructors
  */
-export const plan = (
+export const plan: (
   jobs: ReadonlyArray<Pick<Job<unknown, unknown>, "tool" | "key">>,
   annotations: AnnotationLookup | undefined,
-  toolConcurrency: number = DEFAULT_TOOL_CONCURRENCY
-): Plan => {
-  const concurrency = normaliseConcurrency(toolConcurrency)
-  if (jobs.length <= 1) return serial(jobs.length, concurrency, "a single call")
-  if (concurrency === 1) return serial(jobs.length, concurrency, "toolConcurrency is 1")
-  if (annotations === undefined) {
-    return serial(jobs.length, concurrency, "the tool catalogue could not be fetched, so no annotation can be read")
-  }
-  for (const job of jobs) {
-    if (job.tool === undefined) return serial(jobs.length, concurrency, "a call names no tool")
-    if (!isConcurrencySafe(annotations(job.tool))) {
-      return serial(
-        jobs.length,
-        concurrency,
-        `${job.tool} is not annotated readOnlyHint and idempotentHint`
-      )
-    }
-  }
-  const groups: Array<Array<number>> = []
-  const byKey = new Map<string, Array<number>>()
-  jobs.forEach((job, slot) => {
-    const existing = job.key === undefined ? undefined : byKey.get(job.key)
-    if (existing !== undefined) {
-      existing.push(slot)
-      return
-    }
-    const group = [slot]
-    groups.push(group)
-    if (job.key !== undefined) byKey.set(job.key, group)
-  })
-  return {
-    mode: "concurrent",
-    concurrency,
-    groups,
-    reason: `every call is to a read-only idempotent tool (${groups.length} distinct of ${jobs.length})`
-  }
-}
-
-const normaliseConcurrency = (value: number): number =>
-  Number.isFinite(value) && value >= 1 ? Math.floor(value) : 1
+  toolConcurrency?: number
+) => Plan = internal.plan
 
 /**
  * A scheduler.
@@ -186,22 +141,7 @@ const normaliseConcurrency = (value: number): number =>
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options = {}): Service => {
-  const toolConcurrency = normaliseConcurrency(options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY)
-  return {
-    toolConcurrency,
-    plan: (jobs, annotations) => plan(jobs, annotations, toolConcurrency),
-    run: <A, R>(jobs: ReadonlyArray<Job<A, R>>, annotations: AnnotationLookup | undefined) => {
-      const batch = plan(jobs, annotations, toolConcurrency)
-      if (batch.mode === "serial") return Effect.forEach(jobs, (job) => job.run, { concurrency: 1 })
-      const groupOf: Array<number> = []
-      batch.groups.forEach((slots, group) => slots.forEach((slot) => (groupOf[slot] = group)))
-      return Effect.forEach(batch.groups, (slots) => jobs[slots[0]].run, { concurrency: batch.concurrency }).pipe(
-        Effect.map((answers) => jobs.map((_, slot) => answers[groupOf[slot]]))
-      )
-    }
-  }
-}
+export const make: (options?: Options) => Service = internal.make
 
 /**
  * The scheduler every bridge uses. Bridges that find none in their context use `make()`.

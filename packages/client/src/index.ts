@@ -38,6 +38,13 @@ export * as McpDiagnostic from "./McpDiagnostic.js"
 export * as McpError from "./McpError.js"
 
 /**
+ * The client on Node: `layerStdio` and `layerHttp` with their Node services.
+ *
+ * @since 0.1.0
+ */
+export * as NodeMcpClient from "./NodeMcpClient.js"
+
+/**
  * The Promise API.
  *
  * @since 0.1.0

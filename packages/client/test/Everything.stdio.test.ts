@@ -1,7 +1,7 @@
 /**
  * Against a real server written by others: @modelcontextprotocol/server-everything (legacy era) over stdio.
  */
-import { connectStdio, McpClient } from "@mcp-effect/client"
+import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
@@ -37,7 +37,7 @@ describe("server-everything over stdio", () => {
       const unknown = yield* client.callTool("no-such-tool")
       assert.isTrue(unknown.isError)
       assert.include(texts(unknown).join(""), "not found")
-    }).pipe(Effect.provide(McpClient.layerStdio(command))))
+    }).pipe(Effect.provide(NodeMcpClient.layerStdio(command))))
 
   it("hooks answer its elicitation, sampling and roots requests; progress arrives in order (Promise API)", async () => {
     const progress: Array<McpClient.ProgressReport> = []

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import type { McpSchema, McpTransport } from "@mcp-effect/client"
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
+import { exchange, receive } from "./fixtures/connection.js"
 import {
   accepted,
   connectHttp,
@@ -86,10 +87,16 @@ describe("modern Streamable HTTP", () => {
       const server = yield* scripted((seen, res) => json(res, 200, result(seen, { resultType: "complete", contents: [] })))
       const connection = yield* connectHttp(server.url, { headers: { Authorization: "Bearer t0k", Accept: "text/html" } })
       const context = { era: "modern" as const, protocolVersion: MODERN }
-      yield* Effect.scoped(connection.send({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "file:///a b.txt" } }, context))
-      yield* Effect.scoped(connection.send({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "greet" } }, context))
-      yield* Effect.scoped(
-        connection.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "q", arguments: { r: "us" } } }, {
+      const inbox = yield* receive(connection)
+      const frames: Array<unknown> = []
+      const send = (message: McpSchema.OutboundMessage, sendContext: McpTransport.SendContext) =>
+        exchange(connection, inbox, message, sendContext).pipe(
+          Effect.map((received) => frames.push(received._tag === "Message" ? received.message : received))
+        )
+      yield* send({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "file:///a b.txt" } }, context)
+      yield* send({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "greet" } }, context)
+      yield* (
+        send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "q", arguments: { r: "us" } } }, {
           ...context,
           headers: { "Mcp-Param-Region": "us" }
         })
@@ -106,9 +113,8 @@ describe("modern Streamable HTTP", () => {
       assert.strictEqual(prompt!.headers["mcp-name"], "greet")
       assert.strictEqual(call!.headers["mcp-param-region"], "us")
       assert.strictEqual(call!.headers["mcp-name"], "q")
-      // Every JSON body arrived on `incoming`, as it was sent.
-      const frames = yield* connection.incoming.pipe(Stream.take(3), Stream.runCollect)
-      assert.deepStrictEqual(Chunk.toReadonlyArray(frames).map((frame) => JSON.parse(frame).id), [1, 2, 3])
+      // Every JSON body was handed over, as it was sent.
+      assert.deepStrictEqual(frames.map((frame) => (frame as { id: unknown }).id), [1, 2, 3])
     }))
 
   it.scopedLive("an SSE response: keep-alives and empty events ignored, notifications delivered before the result", () =>
@@ -233,8 +239,11 @@ describe("modern Streamable HTTP", () => {
     Effect.gen(function*() {
       const server = yield* scripted(() => undefined) // never answers
       const connection = yield* connectHttp(server.url, { fetchTimeout: "2 seconds" })
+      const inbox = yield* receive(connection)
       const fiber = yield* Effect.fork(
-        Effect.scoped(connection.send({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { era: "modern", protocolVersion: MODERN }))
+        exchange(connection, inbox, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { era: "modern", protocolVersion: MODERN }).pipe(
+          Effect.flatMap((received) => received._tag === "Failed" ? Effect.fail(received.error) : Effect.dieMessage("answered"))
+        )
       )
       yield* eventually(() => server.seen.length === 1, "the POST")
       yield* TestClock.adjust("1999 millis")

@@ -2,7 +2,7 @@
  * The bridge against @modelcontextprotocol/server-everything (a legacy-era server) over stdio, with real
  * processes and the real clock, including a scripted "model" loop (no network) and the Promise API.
  */
-import { connectStdio, LlmBridge, LlmPromise, McpClient, ToolRegistry, Toolkit } from "@mcp-effect/client"
+import { connectStdio, LlmBridge, LlmPromise, McpClient, NodeMcpClient, ToolRegistry, Toolkit } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,7 +12,7 @@ import { call } from "./fixtures/llmServer.js"
 const EVERYTHING = new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url)
   .pathname
 const server = { command: process.execPath, args: [EVERYTHING, "stdio"] }
-const everything = McpClient.layerStdio(server)
+const everything = NodeMcpClient.layerStdio(server)
 
 describe("against server-everything (stdio)", () => {
   it.live("toolsForLlm: model-ready declarations, strict where possible", () =>

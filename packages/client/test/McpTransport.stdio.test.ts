@@ -1,18 +1,24 @@
-import { McpTransport } from "@mcp-effect/client"
+import { McpTransport, NodeMcpClient } from "@mcp-effect/client"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { messages, receive } from "./fixtures/connection.js"
 import { isAlive } from "./fixtures/util.js"
 
+/** Both stdio transports: the portable one (`@effect/platform` `Command`) and Node's (`child_process`). */
+const transports = [
+  ["platform Command", (options: McpTransport.StdioOptions) => McpTransport.layerStdio(options).pipe(Layer.provide(NodeContext.layer))],
+  ["Node child_process", NodeMcpClient.layerStdioTransport]
+] as const
+
+for (const [name, layerOf] of transports) {
 const connect = (options: McpTransport.StdioOptions) =>
-  Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(
-    Effect.provide(McpTransport.layerStdio(options)),
-    Effect.provide(NodeContext.layer)
-  )
+  Effect.flatMap(McpTransport.McpTransport, (transport) => transport.connect).pipe(Effect.provide(layerOf(options)))
 
 const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): McpTransport.StdioOptions => ({
   command: process.execPath,
@@ -21,14 +27,15 @@ const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): M
 })
 
 
-describe("stdio transport", () => {
+describe(`stdio transport (${name})`, () => {
   it.scopedLive("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
     Effect.gen(function*() {
       const connection = yield* connect(node("process.stdin.pipe(process.stdout)"))
+      const inbox = yield* receive(connection)
       yield* Effect.scoped(connection.send({ jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } }, {}))
       yield* Effect.scoped(connection.send({ jsonrpc: "2.0", method: "n" }, {}))
-      const lines = yield* connection.incoming.pipe(Stream.take(2), Stream.runCollect)
-      assert.deepStrictEqual(Chunk.toReadonlyArray(lines).map((line) => JSON.parse(line)), [
+      const lines = yield* messages(inbox).pipe(Stream.take(2), Stream.runCollect)
+      assert.deepStrictEqual(Chunk.toReadonlyArray(lines), [
         { jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } },
         { jsonrpc: "2.0", method: "n" }
       ])
@@ -39,7 +46,7 @@ describe("stdio transport", () => {
       const connection = yield* connect(
         node("for (let i = 0; i < 2000; i++) process.stderr.write('noise ' + i + '\\n'); process.stderr.write('final words', () => process.exit(3))")
       )
-      yield* connection.incoming.pipe(Stream.runDrain)
+      yield* receive(connection)
       const reason = yield* connection.ended
       assert.strictEqual(reason._tag, "McpServerGoneError")
       if (reason._tag === "McpServerGoneError") {
@@ -68,11 +75,11 @@ describe("stdio transport", () => {
               env: { EXTRA: "yes" }
             })
           )
-          return yield* connection.incoming.pipe(Stream.runHead)
+          return yield* messages(yield* receive(connection)).pipe(Stream.runHead)
         })
       )
       delete process.env["MCP_EFFECT_SECRET"]
-      assert.deepStrictEqual(JSON.parse(seen._tag === "Some" ? seen.value : "{}"), { secret: null, extra: "yes" })
+      assert.deepStrictEqual(seen._tag === "Some" ? seen.value : {}, { secret: null, extra: "yes" })
     }))
 
   it.live("no shell is involved: arguments reach the server as they are", () =>
@@ -82,8 +89,9 @@ describe("stdio transport", () => {
           command: process.execPath,
           args: ["-e", "console.log(JSON.stringify(process.argv.slice(1)))", "$HOME", "a b", ";rm -rf /"]
         })
-        const line = yield* connection.incoming.pipe(Stream.runHead)
-        assert.deepStrictEqual(JSON.parse(line._tag === "Some" ? line.value : "[]"), ["$HOME", "a b", ";rm -rf /"])
+        // A JSON array is a batch: its elements are handed over one by one.
+        const values = yield* messages(yield* receive(connection)).pipe(Stream.take(3), Stream.runCollect)
+        assert.deepStrictEqual(Chunk.toReadonlyArray(values), ["$HOME", "a b", ";rm -rf /"])
       })
     ))
 
@@ -100,7 +108,7 @@ describe("stdio transport", () => {
       const connection = yield* connect(
         node("process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0) }); console.log(process.pid)")
       ).pipe(Scope.extend(scope))
-      const pid = Number(yield* connection.incoming.pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : "0")))
+      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.extend(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
       const started = Date.now()
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(isAlive(pid))
@@ -115,9 +123,10 @@ describe("stdio transport", () => {
           shutdownTimeout: "300 millis"
         })
       ).pipe(Scope.extend(scope))
-      const pid = Number(yield* connection.incoming.pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : "0")))
+      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.extend(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
       assert.isTrue(isAlive(pid))
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(isAlive(pid))
     }))
 })
+}

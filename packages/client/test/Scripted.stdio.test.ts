@@ -1,7 +1,7 @@
 /**
  * Every branch of the client against our scripted server, over real stdio (a real child process per test).
  */
-import { connectStdio, McpClient } from "@mcp-effect/client"
+import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -16,7 +16,7 @@ import { isAlive, textOf } from "./fixtures/util.js"
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/scripted")
 
 const scripted = (args: ReadonlyArray<string>, options: McpClient.ClientOptions = {}) =>
-  McpClient.layerStdio({ command: process.execPath, args: [script, ...args], ...options })
+  NodeMcpClient.layerStdio({ command: process.execPath, args: [script, ...args], ...options })
 
 
 

@@ -1,35 +1,36 @@
 /**
- * The benchmark (`npm run bench`): this client (Effect API and Promise API) against the official SDK client
- * (`@modelcontextprotocol/client` 2.x), in one process, one client at a time, against the same server (the
- * example server built on the official SDK), in both eras.
+ * The benchmark (`npm run bench`), the judge of issue 10: this client (Effect API and Promise API) against the
+ * official SDK client (`@modelcontextprotocol/client` 2.x) and against a hand-written floor client (no library:
+ * `child_process` or `node:http` and `JSON.parse`, the physical limit for the server).
  *
- * Each run spawns one server process and measures
- *   - connect: spawn + handshake/probe + the first `tools/list` (the first call that needs the era);
- *   - sequential: `tools/call echo` round trips per second, one call in flight;
- *   - concurrent: calls per second with `inFlight` (64) calls in flight.
- * Every variant runs once untimed (warm-up), then `rounds` timed times; the variants take turns within a
- * round so drift hits them alike. Figures are medians, ± the median absolute deviation.
+ * Cells:
+ *   - stdio and Streamable HTTP (loopback), both eras, against the example server built on the official SDK:
+ *     `tools/call echo` calls/s and client CPU µs per call, sequential and with `BENCH_IN_FLIGHT` (64) in flight;
+ *   - a 2,000-tool catalogue (stdio, both eras): `listTools` time, and `toolsForLlm` for ours;
+ *   - import: the time and memory it takes to import the package.
+ * Every run is a process of its own (`bench-run.js`), so its peak RSS is its client's. Runs take turns within a
+ * round, the order alternating between rounds; figures are medians over the rounds ± the median absolute
+ * deviation. The results also go to `BENCH_JSON` (default packages/demo/dist/bench-results.json).
  *
- * Environment overrides: BENCH_ROUNDS, BENCH_SEQUENTIAL, BENCH_CONCURRENT, BENCH_IN_FLIGHT, BENCH_WARMUP, and
- * BENCH_ONLY (run only the variants whose label contains it).
+ * Environment: BENCH_ROUNDS (5), BENCH_WARMUP (200), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (1600),
+ * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it), BENCH_JSON.
  */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { relative } from "node:path"
-import { type ClientEra, type OfficialMode, runOfficial, runOursEffect, runOursPromise } from "./bench-clients.js"
-import {
-  awaitNoChildren,
-  childPids,
-  fixed,
-  median,
-  type RunResult,
-  serverScript,
-  type ServerEra,
-  table,
-  withSpread,
-  type Workload
-} from "./bench-support.js"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { childPids, fixed, median, serverScript, spreadPercent, table } from "./bench-support.js"
+import type { ClientKind, Figures, Spec, Target } from "./bench-run.js"
 
+const here = dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
+
+/** The official client's version, from the `package.json` next to its resolved entry's `dist/`. */
+const sdkVersion = (): string => {
+  const entry = require.resolve("@modelcontextprotocol/client")
+  return (require(`${entry.slice(0, entry.lastIndexOf("/dist/"))}/package.json`) as { version: string }).version
+}
 
 const envInt = (name: string, fallback: number): number => {
   const raw = process.env[name]
@@ -39,198 +40,251 @@ const envInt = (name: string, fallback: number): number => {
 }
 
 const rounds = envInt("BENCH_ROUNDS", 5)
-const workload: Workload = {
+const work = {
   warmupCalls: envInt("BENCH_WARMUP", 200),
   sequentialCalls: envInt("BENCH_SEQUENTIAL", 400),
   concurrentCalls: envInt("BENCH_CONCURRENT", 1600),
   inFlight: envInt("BENCH_IN_FLIGHT", 64)
 }
-/** Connect-only variants: a few calls so the connection is used, no timed call phases. */
-const connectOnly: Workload = { warmupCalls: 5, sequentialCalls: 0, concurrentCalls: 0, inFlight: 1 }
-/** The untimed warm-up round: every variant connects and makes its warm-up calls once. */
-const warmupOnly = (work: Workload): Workload => ({ ...work, sequentialCalls: 0, concurrentCalls: 0 })
-
-type Side = "ours" | "official"
-
-interface Variant {
-  readonly server: ServerEra
-  readonly side: Side
-  readonly label: string
-  readonly workload: Workload
-  readonly run: (workload: Workload) => Promise<RunResult>
-}
-
-const ours = (server: ServerEra, api: "Effect" | "Promise", era: ClientEra, work: Workload): Variant => ({
-  server,
-  side: "ours",
-  label: `ours, ${api} API (era ${era})`,
-  workload: work,
-  run: (w) => (api === "Effect" ? runOursEffect(server, era, w) : runOursPromise(server, era, w))
-})
-
-const officialLabels: Record<OfficialMode, string> = {
-  auto: "official (auto, probe in place)",
-  "auto-sibling": "official (auto, stock: sibling probe)",
-  legacy: "official (default: legacy only)"
-}
-
-const official = (server: ServerEra, mode: OfficialMode, work: Workload): Variant => ({
-  server,
-  side: "official",
-  label: officialLabels[mode],
-  workload: work,
-  run: (w) => runOfficial(server, mode, w)
-})
-
-/** The comparison proper: both clients era-agnostic (probing), one server process per run. */
-const main: ReadonlyArray<Variant> = (["both", "legacy"] as const).flatMap((server) => [
-  ours(server, "Effect", "auto", workload),
-  ours(server, "Promise", "auto", workload),
-  official(server, "auto", workload)
-])
-
-/** Connect time only: the SDK's stock probe (an extra process) and both clients told the era is legacy. */
-const connectVariants: ReadonlyArray<Variant> = [
-  official("both", "auto-sibling", connectOnly),
-  official("legacy", "auto-sibling", connectOnly),
-  ours("legacy", "Effect", "legacy", connectOnly),
-  official("legacy", "legacy", connectOnly)
-]
-
-const results = new Map<Variant, Array<RunResult>>()
-
-const runOnce = async (variant: Variant, work: Workload): Promise<RunResult> => {
-  const result = await variant.run(work)
-  const leftover = await awaitNoChildren(2_000)
-  if (leftover.length > 0) {
-    throw new Error(`${variant.label}: server process(es) ${leftover.join(", ")} still running after close`)
-  }
-  return result
-}
-
-const progress = (text: string) => process.stderr.write(text)
-
-/** The installed version of a package, from the `package.json` next to its resolved entry's `dist/`. */
-const sdkVersion = (name: string): string => {
-  const entry = require.resolve(name)
-  const manifest = `${entry.slice(0, entry.lastIndexOf("/dist/"))}/package.json`
-  return (require(manifest) as { version: string }).version
-}
-
-/** BENCH_ONLY=<text>: run only the variants whose row label contains it (for profiling one client). */
 const only = process.env["BENCH_ONLY"]
-const labelOf = (variant: Variant) => `--era ${variant.server}: ${variant.label}`
-const selected = (variant: Variant) => only === undefined || labelOf(variant).includes(only)
+const jsonPath = process.env["BENCH_JSON"] ?? join(here, "bench-results.json")
+const catalogServer = join(here, "bench-catalog-server.js")
+const CLIENTS: ReadonlyArray<ClientKind> = ["floor", "official", "ours", "ours-promise"]
 
-const started = performance.now()
-const all = [...main, ...connectVariants].filter(selected)
-const officialVersion = sdkVersion("@modelcontextprotocol/client")
-const setup = [
-  `Node ${process.version}, ${process.platform}/${process.arch}; one server process per run: ` +
-    `node ${relative(process.cwd(), serverScript)} --era both|legacy (MCP server on the official SDK)`,
-  `official client: @modelcontextprotocol/client ${officialVersion} (Client + StdioClientTransport, ` +
-    `versionNegotiation "auto"; its stock transport probes on a second, sibling process, so the comparison ` +
-    `uses a plain subclass, which the SDK probes in place)`,
-  `${rounds} timed rounds after one untimed warm-up round; per run: ${workload.warmupCalls} untimed warm-up calls, ` +
-    `${workload.sequentialCalls} sequential calls, ${workload.concurrentCalls} calls with ${workload.inFlight} in ` +
-    `flight; tools/call echo {text}`,
-  "figures: median over the rounds ± median absolute deviation; CPU = this (client) process's user+system time"
-]
-progress(`bench: ${all.length} variants, ${rounds} rounds (about 2 minutes)\n`)
-
-progress("warm-up round")
-for (const variant of all) {
-  await runOnce(variant, warmupOnly(variant.workload))
-  progress(".")
+interface Cell {
+  readonly name: string
+  readonly work: "calls" | "catalog"
+  /** Made once per cell (an HTTP server is started here and stopped at the end). */
+  readonly target: () => Promise<Target>
 }
-progress("\n")
-for (let round = 1; round <= rounds; round++) {
-  progress(`round ${round}/${rounds}`)
-  // Alternate the order so neither side always runs first.
-  const order = round % 2 === 0 ? [...all].reverse() : all
-  for (const variant of order) {
-    const result = await runOnce(variant, variant.workload)
-    const list = results.get(variant) ?? []
-    list.push(result)
-    results.set(variant, list)
-    progress(".")
+
+const running: Array<ChildProcess> = []
+
+/** Start an HTTP server of the official SDK example and wait for its `listening <url>`. */
+const httpServer = (era: "both" | "legacy") => (): Promise<Target> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [serverScript, "--http", "--era", era], { stdio: ["ignore", "pipe", "inherit"] })
+    running.push(child)
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk
+      const match = /listening (\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve({ transport: "http", url: match[1], era: era === "both" ? "modern" : "legacy" })
+    })
+    child.once("exit", (code) => reject(new Error(`HTTP server exited (${code})`)))
+  })
+
+const stdioTarget = (script: string, era: "both" | "legacy") => (): Promise<Target> =>
+  Promise.resolve({
+    transport: "stdio",
+    command: process.execPath,
+    args: script === serverScript ? [script, "--era", era] : [script],
+    era: era === "both" ? "modern" : "legacy"
+  })
+
+const allCells: ReadonlyArray<Cell> = [
+  { name: "stdio modern", work: "calls", target: stdioTarget(serverScript, "both") },
+  { name: "stdio legacy", work: "calls", target: stdioTarget(serverScript, "legacy") },
+  { name: "http modern", work: "calls", target: httpServer("both") },
+  { name: "http legacy", work: "calls", target: httpServer("legacy") },
+  { name: "catalogue (stdio)", work: "catalog", target: stdioTarget(catalogServer, "both") }
+]
+const cells = allCells.filter((cell) => only === undefined || cell.name.includes(only))
+
+/** One run in a process of its own. */
+const runOnce = (spec: Spec): Promise<Figures> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, "bench-run.js"), JSON.stringify(spec)], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => (out += chunk))
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop() ?? "{}") as Figures) : reject(new Error(`${spec.client} run failed (${code})`))
+    )
+  })
+
+/** The time and memory of importing a package, in a fresh process. */
+const importCost = (name: string): Promise<{ ms: number; rssMb: number }> =>
+  new Promise((resolve, reject) => {
+    const code = `const t0 = performance.now(); await import(${JSON.stringify(name)}); ` +
+      `const ms = performance.now() - t0; ` +
+      `console.log(JSON.stringify({ ms, rssMb: process.resourceUsage().maxRSS / 1024 }))`
+    const child = spawn(process.execPath, ["--input-type=module", "-e", code], { cwd: here, stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => (out += chunk))
+    child.once("exit", (status) => status === 0 ? resolve(JSON.parse(out) as { ms: number; rssMb: number }) : reject(new Error(`import ${name} failed`)))
+  })
+
+// --- running ----------------------------------------------------------------------------------------------
+
+type Samples = Map<string, Map<ClientKind, Array<Figures>>>
+const samples: Samples = new Map()
+const imports = { ours: [] as Array<{ ms: number; rssMb: number }>, official: [] as Array<{ ms: number; rssMb: number }> }
+const progress = (text: string) => process.stderr.write(text)
+const started = performance.now()
+
+const targets = new Map<Cell, Target>()
+for (const cell of cells) targets.set(cell, await cell.target())
+
+progress(`bench: ${cells.length} cells x ${CLIENTS.length} clients, ${rounds} rounds after a warm-up round\n`)
+for (let round = 0; round <= rounds; round++) {
+  progress(round === 0 ? "warm-up" : `round ${round}/${rounds}`)
+  for (const cell of cells) {
+    const order = round % 2 === 0 ? [...CLIENTS].reverse() : CLIENTS
+    for (const client of order) {
+      const target = targets.get(cell)
+      if (target === undefined) continue
+      const figures = await runOnce({ client, target, work: cell.work, ...work })
+      if (round > 0) {
+        const byClient = samples.get(cell.name) ?? new Map<ClientKind, Array<Figures>>()
+        byClient.set(client, [...(byClient.get(client) ?? []), figures])
+        samples.set(cell.name, byClient)
+      }
+      progress(".")
+    }
+  }
+  if (round > 0 && (only === undefined || "import".includes(only))) {
+    imports.ours.push(await importCost("@mcp-effect/client"))
+    imports.official.push(await importCost("@modelcontextprotocol/client"))
   }
   progress("\n")
 }
+for (const child of running) child.kill("SIGTERM")
 
-// -----------------------------------------------------------------------------
-// Report
-// -----------------------------------------------------------------------------
+// --- report -----------------------------------------------------------------------------------------------
 
-const of = (variant: Variant) => results.get(variant) ?? []
-const pick = (variant: Variant, metric: (r: RunResult) => number) => of(variant).map(metric)
-const eraOf = (variant: Variant) => [...new Set(of(variant).map((r) => r.era))].join("/")
+type Metric = keyof Omit<Figures, "era">
+const values = (cell: string, client: ClientKind, metric: Metric): Array<number> =>
+  (samples.get(cell)?.get(client) ?? []).flatMap((f) => typeof f[metric] === "number" ? [f[metric] as number] : [])
+const med = (cell: string, client: ClientKind, metric: Metric) => {
+  const list = values(cell, client, metric)
+  return list.length === 0 ? Number.NaN : median(list)
+}
+const show = (cell: string, client: ClientKind, metric: Metric, digits: number) => {
+  const list = values(cell, client, metric)
+  return list.length === 0 ? "-" : `${fixed(median(list), digits)} ±${fixed(spreadPercent(list), 0)}%`
+}
+const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? a / b : Number.NaN)
+const showRatio = (r: number) => (Number.isFinite(r) ? `${fixed(r, 2)}x` : "-")
 
-const header = [
-  "server / client",
-  "era",
-  "connect ms",
-  "seq calls/s",
-  "seq CPU µs/call",
-  "64-in-flight calls/s",
-  "64-in-flight CPU µs/call",
-  "close ms"
+const out: Array<string> = [
+  "",
+  `Node ${process.version}, ${process.platform}/${process.arch}; official client @modelcontextprotocol/client ` +
+    `${sdkVersion()}; server: the official ` +
+    `SDK example (node ${serverScript.replace(/.*packages\//, "packages/")} [--http] --era both|legacy), catalogue: ` +
+    `a hand-written server with ${process.env["BENCH_TOOLS"] ?? 2000} tools`,
+  `${rounds} rounds after a warm-up round, one process per run; per run ${work.warmupCalls} warm-up calls, ` +
+    `${work.sequentialCalls} sequential, ${work.concurrentCalls} with ${work.inFlight} in flight; ` +
+    "CPU = the client process's user+system time per call; RSS = the run's peak resident set",
+  ""
 ]
-const rowOf = (variant: Variant): Array<string> => [
-  labelOf(variant),
-  eraOf(variant),
-  withSpread(pick(variant, (r) => r.connectMs), 1),
-  variant.workload.sequentialCalls === 0 ? "-" : withSpread(pick(variant, (r) => r.sequentialPerSec), 0),
-  variant.workload.sequentialCalls === 0 ? "-" : withSpread(pick(variant, (r) => r.sequentialCpuUs), 0),
-  variant.workload.concurrentCalls === 0 ? "-" : withSpread(pick(variant, (r) => r.concurrentPerSec), 0),
-  variant.workload.concurrentCalls === 0 ? "-" : withSpread(pick(variant, (r) => r.concurrentCpuUs), 0),
-  withSpread(pick(variant, (r) => r.closeMs), 1)
-]
-
-const out: Array<string> = []
-out.push("", ...setup, "")
-out.push(table(header, main.filter(selected).map(rowOf)))
-out.push("")
-out.push("Connect-only variants:")
-out.push(table(header, connectVariants.filter(selected).map(rowOf)))
-out.push("")
-
-const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${fixed(a / b, 2)}x` : "-")
-const ratioHeader = [
-  "ratio ours / official",
-  "connect time",
-  "seq calls/s",
-  "64-in-flight calls/s",
-  "seq CPU/call",
-  "64-in-flight CPU/call"
-]
-const ratioRows: Array<Array<string>> = []
-for (const server of ["both", "legacy"] as const) {
-  const theirs = main.find((v) => v.server === server && v.side === "official" && selected(v))
-  if (theirs === undefined) continue
-  for (const mine of main.filter((v) => v.server === server && v.side === "ours" && selected(v))) {
-    const m = (variant: Variant, metric: (r: RunResult) => number) => median(pick(variant, metric))
-    ratioRows.push([
-      `--era ${server}: ${mine.label}`,
-      ratio(m(mine, (r) => r.connectMs), m(theirs, (r) => r.connectMs)),
-      ratio(m(mine, (r) => r.sequentialPerSec), m(theirs, (r) => r.sequentialPerSec)),
-      ratio(m(mine, (r) => r.concurrentPerSec), m(theirs, (r) => r.concurrentPerSec)),
-      ratio(m(mine, (r) => r.sequentialCpuUs), m(theirs, (r) => r.sequentialCpuUs)),
-      ratio(m(mine, (r) => r.concurrentCpuUs), m(theirs, (r) => r.concurrentCpuUs))
+const callCells = cells.filter((c) => c.work === "calls").map((c) => c.name)
+for (const cell of callCells) {
+  out.push(`${cell}:`)
+  out.push(table(
+    ["client", "era", "seq calls/s", "seq CPU µs/call", `${work.inFlight} in flight calls/s`, `${work.inFlight} in flight CPU µs/call`, "peak RSS MB"],
+    CLIENTS.map((client) => [
+      client,
+      [...new Set((samples.get(cell)?.get(client) ?? []).map((f) => f.era))].join("/"),
+      show(cell, client, "sequentialPerSec", 0),
+      show(cell, client, "sequentialCpuUs", 0),
+      show(cell, client, "concurrentPerSec", 0),
+      show(cell, client, "concurrentCpuUs", 0),
+      show(cell, client, "peakRssMb", 0)
     ])
+  ))
+  out.push("")
+}
+const catalogue = cells.find((c) => c.work === "catalog")?.name
+if (catalogue !== undefined) {
+  out.push(`${catalogue}:`)
+  out.push(table(
+    ["client", "era", "tools", "listTools ms", "toolsForLlm ms", "peak RSS MB"],
+    CLIENTS.map((client) => [
+      client,
+      [...new Set((samples.get(catalogue)?.get(client) ?? []).map((f) => f.era))].join("/"),
+      show(catalogue, client, "tools", 0),
+      show(catalogue, client, "listToolsMs", 1),
+      show(catalogue, client, "toolsForLlmMs", 1),
+      show(catalogue, client, "peakRssMb", 0)
+    ])
+  ))
+  out.push("")
+}
+
+/** The issue's targets, per cell, for both of our APIs. */
+interface Check {
+  readonly cell: string
+  readonly client: ClientKind
+  readonly what: string
+  readonly ratio: number
+  readonly target: string
+  readonly met: boolean
+}
+const checks: Array<Check> = []
+const check = (cell: string, client: ClientKind, what: string, r: number, target: string, met: (r: number) => boolean) =>
+  checks.push({ cell, client, what, ratio: r, target, met: Number.isFinite(r) && met(r) })
+for (const cell of callCells) {
+  for (const client of ["ours", "ours-promise"] as const) {
+    const vs = (metric: Metric) => ratio(med(cell, client, metric), med(cell, "official", metric))
+    check(cell, client, "seq calls/s vs official", vs("sequentialPerSec"), ">= 1", (r) => r >= 1)
+    check(cell, client, "in-flight calls/s vs official", vs("concurrentPerSec"), ">= 1", (r) => r >= 1)
+    check(cell, client, "seq CPU/call vs official", vs("sequentialCpuUs"), "<= 1", (r) => r <= 1)
+    check(cell, client, "in-flight CPU/call vs official", vs("concurrentCpuUs"), "<= 1", (r) => r <= 1)
+    check(cell, client, "peak RSS vs official", vs("peakRssMb"), "<= 1", (r) => r <= 1)
+    if (cell.startsWith("stdio")) {
+      const floor = ratio(med(cell, client, "concurrentPerSec"), med(cell, "floor", "concurrentPerSec"))
+      check(cell, client, "in-flight calls/s vs floor", floor, ">= 0.9", (r) => r >= 0.9)
+    }
   }
 }
-out.push(table(ratioHeader, ratioRows))
-out.push(
-  "(connect time and CPU/call: below 1x means ours costs less; calls/s: above 1x means ours is faster)"
-)
+const importMs = ratio(median(imports.ours.map((i) => i.ms)), median(imports.official.map((i) => i.ms)))
+const importRss = ratio(median(imports.ours.map((i) => i.rssMb)), median(imports.official.map((i) => i.rssMb)))
+if (imports.ours.length > 0) {
+  out.push(
+    `import: ours ${fixed(median(imports.ours.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.ours.map((i) => i.rssMb)), 0)} MB; ` +
+      `official ${fixed(median(imports.official.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.official.map((i) => i.rssMb)), 0)} MB`
+  )
+  out.push("")
+  check("import", "ours", "import time vs official", importMs, "<= 1.2", (r) => r <= 1.2)
+  check("import", "ours", "import memory vs official", importRss, "<= 1.2", (r) => r <= 1.2)
+}
+out.push("targets (ratios of medians):")
+out.push(table(
+  ["cell", "client", "measure", "ratio", "target", "met"],
+  checks.map((c) => [c.cell, c.client, c.what, showRatio(c.ratio), c.target, c.met ? "yes" : "NO"])
+))
 out.push("")
-const leftover = childPids()
-out.push(
-  `total ${fixed((performance.now() - started) / 1000, 1)} s; ` +
-    (leftover === undefined
-      ? "(no /proc: child processes not checked)"
-      : `server processes still running: ${leftover.length === 0 ? "none" : leftover.join(", ")}`)
-)
-if (leftover !== undefined && leftover.length > 0) process.exitCode = 1
+const leftover = childPids()?.filter((pid) => !running.some((child) => child.pid === pid)) ?? []
+out.push(`total ${fixed((performance.now() - started) / 1000, 1)} s; leftover processes: ${leftover.length === 0 ? "none" : leftover.join(", ")}`)
 process.stdout.write(`${out.join("\n")}\n`)
+
+const summary = (list: ReadonlyArray<number>) =>
+  list.length === 0 ? null : { median: median(list), spreadPercent: spreadPercent(list), values: list }
+const json = {
+  node: process.version,
+  rounds,
+  work,
+  cells: Object.fromEntries(cells.map((cell) => [
+    cell.name,
+    Object.fromEntries(CLIENTS.map((client) => [
+      client,
+      Object.fromEntries(
+        (["connectMs", "sequentialPerSec", "sequentialCpuUs", "concurrentPerSec", "concurrentCpuUs", "listToolsMs", "toolsForLlmMs", "tools", "peakRssMb"] as const)
+          .map((metric) => [metric, summary(values(cell.name, client, metric))])
+      )
+    ]))
+  ])),
+  import: {
+    ours: { ms: summary(imports.ours.map((i) => i.ms)), rssMb: summary(imports.ours.map((i) => i.rssMb)) },
+    official: { ms: summary(imports.official.map((i) => i.ms)), rssMb: summary(imports.official.map((i) => i.rssMb)) }
+  },
+  targets: checks
+}
+mkdirSync(dirname(jsonPath), { recursive: true })
+writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`)
+process.stderr.write(`results written to ${jsonPath}\n`)

@@ -8,9 +8,10 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import { McpClosedError, McpServerGoneError, McpTransportError } from "../McpError.js"
-import type { OutboundMessage } from "../McpSchema.js"
-import type { Connection, Service, StdioOptions } from "../McpTransport.js"
+import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import type { OutboundMessage } from "../../McpSchema.js"
+import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
+import { deliverFrame } from "./frames.js"
 
 /** @internal */
 export const SAFE_ENV_KEYS: ReadonlyArray<string> = [
@@ -86,6 +87,8 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
     )
 
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
+    // Completes when stdout has been read to its end, so that what came before the exit is handed over first.
+    const drained = yield* Deferred.make<void>()
     const stderrTail = yield* Ref.make<Uint8Array>(new Uint8Array(0))
     const stderrFiber = yield* proc.stderr.pipe(
       Stream.runForEach((chunk) => Ref.update(stderrTail, (tail) => appendTail(tailBytes)(tail, chunk))),
@@ -115,6 +118,7 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
         Fiber.await(stderrFiber).pipe(
           Effect.timeout("200 millis"),
           Effect.ignore,
+          Effect.zipRight(Deferred.await(drained).pipe(Effect.timeout("200 millis"), Effect.ignore)),
           Effect.zipRight(readTail),
           Effect.flatMap((tail) =>
             Deferred.succeed(
@@ -155,17 +159,28 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
         yield* Queue.offer(outbox, Option.some(line))
       })
 
+    const receive = (receiver: Receiver) =>
+      proc.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.runForEachChunk((lines) =>
+          Effect.sync(() => {
+            for (const line of lines) if (line.trim() !== "") deliverFrame(line, receiver)
+          })
+        ),
+        Effect.ignore,
+        Effect.ensuring(Deferred.succeed(drained, undefined)),
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+
     const connection: Connection = {
       kind: "stdio",
       send,
-      incoming: proc.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.filter((line) => line.trim() !== ""),
-        Stream.catchAll(() => Stream.empty)
-      ),
+      receive,
       ended: Deferred.await(ended),
-      cancelsByClosingStream: () => false
+      cancelsByClosingStream: () => false,
+      scopedSend: false
     }
     return connection
   })

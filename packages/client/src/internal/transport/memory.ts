@@ -3,9 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import { McpClosedError, McpServerGoneError } from "../McpError.js"
-import { isRecord } from "../McpSchema.js"
-import type { Connection, MemoryPeer, MemoryServer, Service } from "../McpTransport.js"
+import { McpClosedError, McpServerGoneError } from "../../McpError.js"
+import { isRecord } from "../../McpSchema.js"
+import type { Connection, MemoryPeer, MemoryServer, Receiver, Service } from "../../McpTransport.js"
+import { deliverFrame } from "./frames.js"
 
 /** @internal */
 export const make = (server: MemoryServer): Service => ({
@@ -38,9 +39,16 @@ export const make = (server: MemoryServer): Service => ({
             onSome: (done) => Effect.flatMap(done, (reason) => Effect.fail(reason))
           }))
         ),
-      incoming: Stream.fromQueue(toClient).pipe(Stream.interruptWhen(Deferred.await(ended))),
+      receive: (receiver: Receiver) =>
+        Stream.fromQueue(toClient).pipe(
+          Stream.interruptWhen(Deferred.await(ended)),
+          Stream.runForEach((frame) => Effect.sync(() => deliverFrame(frame, receiver))),
+          Effect.forkScoped,
+          Effect.asVoid
+        ),
       ended: Deferred.await(ended),
-      cancelsByClosingStream: () => false
+      cancelsByClosingStream: () => false,
+      scopedSend: false
     }
     return connection
   })

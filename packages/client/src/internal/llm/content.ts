@@ -3,9 +3,9 @@
  *
  * @internal
  */
-import type { McpClientError } from "../McpError.js"
-import { type CallToolResult, type ContentBlock, isRecord } from "../McpSchema.js"
-import { canonicalJson } from "./llmNames.js"
+import type { McpClientError } from "../../McpError.js"
+import { type CallToolResult, type ContentBlock, isRecord } from "../../McpSchema.js"
+import { canonicalJson } from "./names.js"
 
 /** @internal */
 export interface RenderOptions {

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { isRecord, type JsonObject } from "../McpSchema.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
 
 // -----------------------------------------------------------------------------
 // Notes

@@ -19,11 +19,11 @@ import type {
   ToolResult,
   ToolSource,
   ToolsForLlmOptions
-} from "../LlmBridge.js"
-import { isRecord, type JsonObject } from "../McpSchema.js"
-import * as ToolScheduler from "../ToolScheduler.js"
-import { describeUnknownError } from "./llmContent.js"
-import { assignNames, canonicalJson } from "./llmNames.js"
+} from "../../LlmBridge.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
+import * as ToolScheduler from "../../ToolScheduler.js"
+import { describeUnknownError } from "./content.js"
+import { assignNames, canonicalJson } from "./names.js"
 import {
   defaultInlineLimits,
   defaultStrictLimits,
@@ -33,7 +33,7 @@ import {
   stripOptionalNulls,
   toParameters,
   toStrict
-} from "./llmSchema.js"
+} from "./schema.js"
 
 // -----------------------------------------------------------------------------
 // Tool calls

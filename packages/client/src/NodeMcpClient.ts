@@ -1,0 +1,57 @@
+/**
+ * The client on Node: the one-call layers that bring their own Node services (`child_process` for stdio,
+ * undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
+ * client runs on any runtime that provides an `HttpClient` (or a `CommandExecutor`).
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+ *
+ * McpClient.listTools().pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })), Effect.runPromise)
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Layer from "effect/Layer"
+import * as McpClient from "./McpClient.js"
+import type { McpClientError } from "./McpError.js"
+import * as nodeStdio from "./internal/transport/nodeStdio.js"
+import * as McpTransport from "./McpTransport.js"
+
+/**
+ * The stdio transport on Node's `child_process`: one `data` listener, one write per message (the fast path;
+ * `McpTransport.layerStdio` with `NodeContext.layer` is the portable one, on `@effect/platform`'s `Command`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
+  Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
+
+/**
+ * The Streamable HTTP transport on Node's undici HTTP client.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
+  McpTransport.layerHttp(options).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/**
+ * A client of a server spawned over stdio: the one-call layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
+  McpClient.layer(options).pipe(Layer.provide(layerStdioTransport(options)))
+
+/**
+ * A client of a Streamable HTTP server (either era), on Node's undici HTTP client.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
+  McpClient.layer(options).pipe(Layer.provide(layerHttpTransport(options)))

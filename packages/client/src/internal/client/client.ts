@@ -1,0 +1,173 @@
+/**
+ * The client's constructor: wires the parts (connection, requests, pagination, tools, listen, notifications)
+ * into the `McpClient` service.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as EraResolver from "../../EraResolver.js"
+import type * as InputFulfiller from "../../InputFulfiller.js"
+import type { ClientOptions, Service, SubscriptionFilter } from "../../McpClient.js"
+import { McpDiagnostic } from "../../McpDiagnostic.js"
+import type { McpClientError } from "../../McpError.js"
+import {
+  type JsonObject,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult
+} from "../../McpSchema.js"
+import type * as McpTransport from "../../McpTransport.js"
+import type * as ResultCache from "../../ResultCache.js"
+import * as Connection from "./connection.js"
+import * as Context from "./context.js"
+import { decodeCompleteResult, decodeGetPromptResult, decodeReadResourceResult } from "./decode.js"
+import * as Listen from "./listen.js"
+import * as Notifications from "./notifications.js"
+import * as Pagination from "./pagination.js"
+import * as Progress from "./progress.js"
+import * as Request from "./request.js"
+import * as Tools from "./tools.js"
+
+/** Methods a modern server may answer with `input_required`. */
+const INPUT_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"])
+
+/** What the client does once the era is settled: legacy `logging/setLevel`, the list-change watcher. */
+const afterHandshake = (context: Context.ClientContext, listen: Listen.Listen) => (current: Connection.Session) =>
+  Effect.gen(function*() {
+    const { info } = current
+    const { options } = context
+    if (info.era === "legacy" && options.logLevel !== undefined && info.capabilities.logging !== undefined) {
+      yield* current.link.peer.request("logging/setLevel", { level: options.logLevel }, {
+        timeout: context.requestTimeout,
+        context: { era: "legacy", protocolVersion: info.protocolVersion }
+      }).pipe(
+        Effect.catchAll((error) =>
+          context.report(McpDiagnostic.RefusedRequest({ method: "logging/setLevel", reason: error.message }))
+        )
+      )
+    }
+    if (info.era === "modern" && options.watchListChanges === true) {
+      const filter: SubscriptionFilter = {
+        toolsListChanged: info.capabilities.tools?.listChanged === true,
+        promptsListChanged: info.capabilities.prompts?.listChanged === true,
+        resourcesListChanged: info.capabilities.resources?.listChanged === true
+      }
+      if (Object.values(filter).some((wanted) => wanted === true)) {
+        yield* listen.watch(current, filter).pipe(
+          Effect.catchAll((error) =>
+            context.report(McpDiagnostic.RefusedRequest({ method: "subscriptions/listen", reason: error.message }))
+          ),
+          Effect.forkIn(current.link.scope)
+        )
+      }
+    }
+  })
+
+/** @internal */
+export const make = (
+  options: ClientOptions = {}
+): Effect.Effect<
+  Service,
+  McpClientError,
+  | McpTransport.McpTransport
+  | EraResolver.EraResolver
+  | InputFulfiller.InputFulfiller
+  | ResultCache.ResultCache
+  | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const context = yield* Context.make(options)
+    const progress = Progress.make(context)
+    // The session is the connection's; listen needs it and the connection needs listen: tied once both exist.
+    const late: { session: Effect.Effect<Connection.Session, McpClientError> } = {
+      session: Effect.dieMessage("the client's session was used before the client was made")
+    }
+    const session = Effect.suspend(() => late.session)
+    const listen = Listen.make(context, session)
+    const connections = yield* Connection.make(context, {
+      onNotification: Notifications.make(context, progress, listen),
+      onAnswered: progress.onAnswered,
+      afterHandshake: afterHandshake(context, listen)
+    })
+    late.session = connections.session
+    const requests = Request.make(context, progress, connections.session)
+    const pagination = Pagination.make(context, requests, connections.session)
+    const tools = Tools.make(context, requests, pagination, connections.session)
+    yield* Effect.addFinalizer(() => connections.close)
+    // The first connection is opened now, so a server that cannot be started fails the layer.
+    yield* connections.currentLink
+    return service(context, connections, requests, pagination, tools, listen)
+  })
+
+const service = (
+  context: Context.ClientContext,
+  connections: Connection.Connections,
+  requests: Request.Requests,
+  pagination: Pagination.Pagination,
+  tools: Tools.Tools,
+  listen: Listen.Listen
+): Service => {
+  const session = connections.session
+  const info = Effect.map(session, (s) => s.info)
+  const withSession = <A>(f: (current: Connection.Session) => Effect.Effect<A, McpClientError>) =>
+    Effect.flatMap(session, f)
+  const list = pagination.listAll
+  return {
+    era: Effect.map(info, (i) => i.era),
+    info,
+    serverInfo: Effect.map(info, (i) => i.serverInfo),
+    serverCapabilities: Effect.map(info, (i) => i.capabilities),
+    instructions: Effect.map(info, (i) => i.instructions),
+    listTools: tools.listTools,
+    callTool: tools.callTool,
+    listPrompts: (listOptions) => list("prompts/list", ListPromptsResult, (page) => page.prompts, listOptions),
+    getPrompt: (name, args, callOptions) =>
+      requests.requestWithInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, callOptions)
+        .pipe(Effect.flatMap((last) => decodeGetPromptResult(last.result))),
+    listResources: (listOptions) => list("resources/list", ListResourcesResult, (page) => page.resources, listOptions),
+    listResourceTemplates: (listOptions) =>
+      list("resources/templates/list", ListResourceTemplatesResult, (page) => page.resourceTemplates, listOptions),
+    readResource: (uri, callOptions) =>
+      withSession((current) =>
+        pagination.cacheable(
+          current,
+          "resources/read",
+          Notifications.readKey(uri),
+          requests.requestWithInput("resources/read", { uri }, callOptions).pipe(
+            Effect.flatMap((last) =>
+              decodeReadResourceResult(last.result).pipe(
+                // A result reached through input rounds is never cached.
+                Effect.map((value) => ({ value, ttlMs: last.round === 0 ? value.ttlMs : 0, cacheScope: value.cacheScope }))
+              )
+            )
+          ),
+          callOptions
+        )
+      ),
+    complete: (ref, argument, completeContext, callOptions) =>
+      withSession((current) =>
+        requests.requestComplete(
+          current,
+          "completion/complete",
+          completeContext === undefined ? { ref, argument } : { ref, argument, context: completeContext },
+          callOptions
+        )
+      ).pipe(Effect.flatMap(decodeCompleteResult)),
+    request: (method: string, params?: JsonObject, callOptions?) =>
+      INPUT_METHODS.has(method)
+        ? requests.requestWithInput(method, params ?? {}, callOptions).pipe(Effect.map((last) => last.result))
+        : withSession((current) => requests.requestComplete(current, method, params, callOptions)),
+    notifyRootsChanged: withSession((current) =>
+      current.info.era === "legacy" && context.fulfiller.rootsListChanged
+        ? current.link.peer.notify("notifications/roots/list_changed", undefined, {
+          era: "legacy",
+          protocolVersion: current.info.protocolVersion
+        })
+        : Effect.void
+    ),
+    listen: listen.listen,
+    notifications: Stream.fromPubSub(context.notifications),
+    diagnostics: Stream.fromPubSub(context.diagnostics),
+    close: connections.close
+  }
+}

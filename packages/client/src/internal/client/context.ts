@@ -1,0 +1,80 @@
+/**
+ * What every part of one client shares: its options read once, its services, its hubs.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as EraResolver from "../../EraResolver.js"
+import * as InputFulfiller from "../../InputFulfiller.js"
+import type { ClientOptions } from "../../McpClient.js"
+import { McpDiagnostic } from "../../McpDiagnostic.js"
+import type { Implementation, Notification } from "../../McpSchema.js"
+import * as McpTransport from "../../McpTransport.js"
+import * as ResultCache from "../../ResultCache.js"
+
+/** @internal */
+export const CLIENT_VERSION = "0.1.0"
+
+/** @internal */
+export interface ClientContext {
+  readonly options: ClientOptions
+  readonly transport: McpTransport.Service
+  readonly resolver: EraResolver.Service
+  readonly fulfiller: InputFulfiller.Service
+  readonly cache: ResultCache.Service
+  readonly scope: Scope.Scope
+  readonly probeTimeout: Duration.Duration
+  readonly requestTimeout: Duration.Duration
+  readonly maxTotalTimeout: Duration.Duration
+  readonly maxPages: number
+  readonly maxInputRounds: number
+  readonly notificationBuffer: number
+  readonly clientInfo: Implementation
+  readonly instanceId: string
+  /** Which server this is, for the cache. */
+  readonly namespace: string
+  readonly authContext: string
+  readonly notifications: PubSub.PubSub<Notification>
+  readonly diagnostics: PubSub.PubSub<McpDiagnostic>
+  /** Fibers of asynchronous hooks (`onProgress`, `onLog`). */
+  readonly hookFibers: FiberSet.FiberSet
+  readonly report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
+}
+
+let instances = 0
+
+/** @internal */
+export const make = (options: ClientOptions) =>
+  Effect.gen(function*() {
+    const instanceId = `client-${++instances}`
+    const diagnostics = yield* PubSub.sliding<McpDiagnostic>(256)
+    const context: ClientContext = {
+      options,
+      transport: yield* McpTransport.McpTransport,
+      resolver: yield* EraResolver.EraResolver,
+      fulfiller: yield* InputFulfiller.InputFulfiller,
+      cache: yield* ResultCache.ResultCache,
+      scope: yield* Effect.scope,
+      probeTimeout: Duration.decode(options.probeTimeout ?? "5 seconds"),
+      requestTimeout: Duration.decode(options.requestTimeout ?? "60 seconds"),
+      maxTotalTimeout: Duration.decode(options.maxTotalTimeout ?? "10 minutes"),
+      maxPages: options.maxPages ?? 100,
+      maxInputRounds: options.maxInputRounds ?? 8,
+      notificationBuffer: options.notificationBuffer ?? 1024,
+      clientInfo: { name: options.clientName ?? "mcp-effect-client", version: options.clientVersion ?? CLIENT_VERSION },
+      instanceId,
+      namespace: options.cacheNamespace ?? instanceId,
+      authContext: options.authContext ?? instanceId,
+      notifications: yield* PubSub.sliding<Notification>(options.notificationBuffer ?? 1024),
+      diagnostics,
+      hookFibers: yield* FiberSet.make(),
+      report: (diagnostic) =>
+        PubSub.publish(diagnostics, diagnostic).pipe(
+          Effect.zipRight(Effect.logDebug("mcp client diagnostic", diagnostic)),
+          Effect.asVoid
+        )
+    }
+    return context
+  })

@@ -1,0 +1,182 @@
+/**
+ * Subscriptions. Modern: a `subscriptions/listen` request whose notifications carry its id in `_meta`,
+ * acknowledged first, re-established after the server restarts. Legacy: the unsolicited notifications, with
+ * `resources/subscribe` for the URIs.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { Subscription, SubscriptionFilter } from "../../McpClient.js"
+import type { McpClientError } from "../../McpError.js"
+import { field, type JsonObject, MetaKey, type Notification } from "../../McpSchema.js"
+import type { Session } from "./connection.js"
+import type { ClientContext } from "./context.js"
+import { decodeFilter } from "./decode.js"
+import { envelope } from "./envelope.js"
+import { tokenKey } from "./progress.js"
+
+interface Route {
+  readonly queue: Queue.Queue<Notification>
+  readonly acknowledged: (granted: SubscriptionFilter) => Effect.Effect<void>
+  readonly ended: Deferred.Deferred<void>
+}
+
+/** @internal */
+export interface Listen {
+  readonly listen: (filter: SubscriptionFilter) => Effect.Effect<Subscription, McpClientError, Scope.Scope>
+  /** The modern list-change watcher of `watchListChanges`, for the lifetime of `session`'s link. */
+  readonly watch: (current: Session, filter: SubscriptionFilter) => Effect.Effect<void, McpClientError>
+  /** A notification that may belong to a listen stream (`_meta` subscription id). */
+  readonly route: (notification: Notification) => Effect.Effect<void>
+  /** A server ends a listen stream by cancelling the listen request. */
+  readonly cancelled: (requestId: unknown) => Effect.Effect<void>
+}
+
+/** The wire form of a filter: only the fields that are set. */
+const filterParams = (filter: SubscriptionFilter): JsonObject =>
+  Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined && value !== false))
+
+const isKey = (u: unknown): u is string | number => typeof u === "string" || typeof u === "number"
+
+/** What a legacy server can grant of `filter`. */
+const legacyGrant = (current: Session, filter: SubscriptionFilter, uris: ReadonlyArray<string>): SubscriptionFilter => {
+  const caps = current.info.capabilities
+  return {
+    ...(filter.toolsListChanged === true && caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+    ...(filter.promptsListChanged === true && caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+    ...(filter.resourcesListChanged === true && caps.resources?.listChanged === true
+      ? { resourcesListChanged: true }
+      : {}),
+    ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
+  }
+}
+
+const legacyWanted = (granted: SubscriptionFilter, uris: ReadonlyArray<string>) => (notification: Notification) => {
+  switch (notification.method) {
+    case "notifications/tools/list_changed":
+      return granted.toolsListChanged === true
+    case "notifications/prompts/list_changed":
+      return granted.promptsListChanged === true
+    case "notifications/resources/list_changed":
+      return granted.resourcesListChanged === true
+    case "notifications/resources/updated": {
+      const uri = field(notification.params, "uri")
+      return typeof uri === "string" && uris.some((subscribed) => uri.startsWith(subscribed))
+    }
+    default:
+      return false
+  }
+}
+
+/** @internal */
+export const make = (context: ClientContext, session: Effect.Effect<Session, McpClientError>): Listen => {
+  const routes = new Map<string, Route>()
+  const invalidate = (method: string) => context.cache.invalidate({ namespace: context.namespace, method })
+
+  const route = (notification: Notification) => {
+    const subscriptionId = field(field(notification.params, "_meta"), MetaKey.subscriptionId)
+    const target = isKey(subscriptionId) ? routes.get(tokenKey(subscriptionId)) : undefined
+    if (target === undefined) return Effect.void
+    if (notification.method === "notifications/subscriptions/acknowledged") {
+      const granted = Option.getOrElse(decodeFilter(field(notification.params, "notifications")), () => ({}))
+      return target.acknowledged(granted)
+    }
+    return Queue.offer(target.queue, notification).pipe(Effect.asVoid)
+  }
+
+  const cancelled = (requestId: unknown) => {
+    const ended = isKey(requestId) ? routes.get(tokenKey(requestId)) : undefined
+    return ended === undefined ? Effect.void : Deferred.succeed(ended.ended, undefined).pipe(Effect.asVoid)
+  }
+
+  const listenModern = (
+    current: Session,
+    filter: SubscriptionFilter,
+    onAcknowledged: (granted: SubscriptionFilter) => Effect.Effect<void>,
+    queue?: Queue.Queue<Notification>
+  ) =>
+    Effect.gen(function*() {
+      const ended = yield* Deferred.make<void>()
+      const sink = queue ?? (yield* Queue.sliding<Notification>(context.notificationBuffer))
+      let routeKey: string | undefined
+      const request = current.link.peer.request(
+        "subscriptions/listen",
+        envelope(context, current.info, { notifications: filterParams(filter) }, undefined),
+        {
+          timeout: Duration.infinity,
+          context: { era: current.info.era, protocolVersion: current.info.protocolVersion },
+          onId: (id) => {
+            routeKey = tokenKey(id)
+            routes.set(routeKey, { queue: sink, acknowledged: onAcknowledged, ended })
+          }
+        }
+      )
+      return yield* Effect.raceFirst(request, Deferred.await(ended)).pipe(
+        Effect.asVoid,
+        Effect.ensuring(Effect.sync(() => {
+          if (routeKey !== undefined) routes.delete(routeKey)
+        }))
+      )
+    })
+
+  const listenLegacy = (current: Session, filter: SubscriptionFilter, queue: Queue.Queue<Notification>) =>
+    Effect.gen(function*() {
+      const uris = current.info.capabilities.resources?.subscribe === true ? filter.resourceSubscriptions ?? [] : []
+      const sendContext = { era: "legacy" as const, protocolVersion: current.info.protocolVersion }
+      const options = { timeout: context.requestTimeout, context: sendContext }
+      for (const uri of uris) {
+        yield* Effect.acquireRelease(
+          current.link.peer.request("resources/subscribe", { uri }, options),
+          () => current.link.peer.request("resources/unsubscribe", { uri }, options).pipe(Effect.ignore)
+        )
+      }
+      const granted = legacyGrant(current, filter, uris)
+      yield* Stream.fromPubSub(context.notifications).pipe(
+        Stream.filter(legacyWanted(granted, uris)),
+        Stream.runForEach((notification) => Queue.offer(queue, notification)),
+        Effect.forkScoped
+      )
+      const subscription: Subscription = { acknowledged: granted, notifications: Stream.fromQueue(queue) }
+      return subscription
+    })
+
+  const listen = (filter: SubscriptionFilter): Effect.Effect<Subscription, McpClientError, Scope.Scope> =>
+    Effect.gen(function*() {
+      const first = yield* session
+      const queue = yield* Effect.acquireRelease(Queue.sliding<Notification>(context.notificationBuffer), Queue.shutdown)
+      if (first.info.era === "legacy") return yield* listenLegacy(first, filter, queue)
+
+      const acknowledged = yield* Deferred.make<SubscriptionFilter, McpClientError>()
+      const onAcknowledged = (granted: SubscriptionFilter) => Deferred.succeed(acknowledged, granted).pipe(Effect.asVoid)
+      // Re-established whenever the connection drops (a restarted server keeps no subscription state);
+      // what it covered may have changed unseen, so the caches it covered are dropped first.
+      const covered = Effect.all([
+        filter.toolsListChanged === true ? invalidate("tools/list") : Effect.void,
+        filter.promptsListChanged === true ? invalidate("prompts/list") : Effect.void,
+        filter.resourcesListChanged === true ? invalidate("resources/list") : Effect.void
+      ], { discard: true })
+      const once = Effect.flatMap(session, (current) => listenModern(current, filter, onAcknowledged, queue))
+      yield* once.pipe(
+        Effect.tapError((error) => error._tag === "McpServerGoneError" ? covered : Effect.void),
+        Effect.retry({
+          while: (error) => error._tag === "McpServerGoneError",
+          schedule: Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
+        }),
+        Effect.tapErrorCause((cause) => Deferred.failCause(acknowledged, cause)),
+        Effect.ensuring(Queue.shutdown(queue)),
+        Effect.forkScoped
+      )
+      const granted = yield* Deferred.await(acknowledged)
+      const subscription: Subscription = { acknowledged: granted, notifications: Stream.fromQueue(queue) }
+      return subscription
+    })
+
+  const watch = (current: Session, filter: SubscriptionFilter) => listenModern(current, filter, () => Effect.void)
+
+  return { listen, watch, route, cancelled }
+}

@@ -1,0 +1,113 @@
+/**
+ * The one deadline mechanism of a connection: a sweeper fiber that sleeps on the `Clock` (so `TestClock` drives
+ * it) until the earliest deadline and expires what is due. Registering a deadline costs a clock read and a set
+ * insertion; nothing is forked, raced or scheduled per request. Timers with the same timeout only ever add later
+ * deadlines, so in steady state the sweeper wakes about once per timeout period, not once per request.
+ *
+ * Every kind of timeout goes through it: a request's own (the peer), idle-with-progress (a timer whose `at`
+ * moves forward), the whole call's budget and a caller's wait for a shared fetch (`within`). Only the era probe
+ * keeps `Effect.timeout`, once per connection.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import type * as Scope from "effect/Scope"
+
+/**
+ * A deadline: `expire` is called once, on the sweeper, when the clock reaches `at` (unless removed before).
+ * `at` may be moved later at any time; moving it earlier needs `reschedule`.
+ *
+ * @internal
+ */
+export interface Timer {
+  at: number
+  readonly expire: () => Effect.Effect<void> | void
+}
+
+/** @internal */
+export interface Deadlines {
+  /** The current time on the connection's clock, in milliseconds. */
+  readonly now: () => number
+  /** Watch a timer (an infinite `at` is never watched). */
+  readonly add: (timer: Timer) => void
+  readonly remove: (timer: Timer) => void
+  /** Tell the sweeper that a watched timer's `at` moved earlier. */
+  readonly reschedule: (timer: Timer) => void
+  /**
+   * Bound a whole effect by a deadline of its own: fails with `onTimeout()` once `millis` have passed. For
+   * budgets that span several requests or a wait on a shared result, never for a single request.
+   */
+  readonly within: <A, E, R, E2>(
+    effect: Effect.Effect<A, E, R>,
+    millis: number,
+    onTimeout: () => E2
+  ) => Effect.Effect<A, E | E2, R>
+}
+
+/** @internal */
+export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(function*() {
+  const clock = yield* Effect.clock
+  const timers = new Set<Timer>()
+  let armedFor = Infinity
+  let wake = Deferred.unsafeMake<void>(FiberId.none)
+
+  const now = () => clock.unsafeCurrentTimeMillis()
+
+  const sweep = Effect.suspend(() => {
+    const current = now()
+    let next = Infinity
+    const due: Array<Timer> = []
+    for (const timer of timers) {
+      if (timer.at <= current) {
+        timers.delete(timer)
+        due.push(timer)
+      } else if (timer.at < next) {
+        next = timer.at
+      }
+    }
+    armedFor = next
+    wake = Deferred.unsafeMake<void>(FiberId.none)
+    const expiring = due.length === 0 ? Effect.void : Effect.forEach(due, (timer) => {
+      const out = timer.expire()
+      return out === undefined ? Effect.void : out
+    }, { discard: true })
+    const sleep = next === Infinity
+      ? Deferred.await(wake)
+      : Effect.raceFirst(clock.sleep(Duration.millis(next - current)), Deferred.await(wake))
+    return Effect.zipRight(expiring, sleep)
+  })
+  yield* Effect.forkScoped(Effect.forever(sweep))
+
+  const add = (timer: Timer) => {
+    if (!Number.isFinite(timer.at)) return
+    timers.add(timer)
+    if (timer.at < armedFor) {
+      armedFor = timer.at
+      Deferred.unsafeDone(wake, Exit.void)
+    }
+  }
+  const remove = (timer: Timer) => {
+    timers.delete(timer)
+  }
+  const reschedule = (timer: Timer) => {
+    if (timers.has(timer) && timer.at < armedFor) {
+      armedFor = timer.at
+      Deferred.unsafeDone(wake, Exit.void)
+    }
+  }
+
+  const within = <A, E, R, E2>(effect: Effect.Effect<A, E, R>, millis: number, onTimeout: () => E2) =>
+    !Number.isFinite(millis) ? effect : Effect.raceFirst(
+      effect,
+      Effect.async<never, E2>((resume) => {
+        const timer: Timer = { at: now() + millis, expire: () => resume(Effect.fail(onTimeout())) }
+        add(timer)
+        return Effect.sync(() => remove(timer))
+      })
+    )
+
+  const deadlines: Deadlines = { now, add, remove, reschedule, within }
+  return deadlines
+})

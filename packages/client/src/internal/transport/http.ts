@@ -1,0 +1,560 @@
+/**
+ * Streamable HTTP, both eras, on `@effect/platform`'s `HttpClient`.
+ *
+ * `send` of a request starts its POST on a fiber of the request's scope and returns: the answer reaches the
+ * client through the `Receiver` (from the POST's JSON body or SSE stream, or another stream), and when the
+ * client has it, or gives up, the scope closes and the HTTP request with it. The transport keeps no map of
+ * requests: a POST that ends without its answer reports the request `failed`.
+ *
+ * - A response stream that breaks or ends before the request's response fails it with `McpServerGoneError`
+ *   (the request is lost; nothing is re-sent). A legacy stream with event ids is resumed first: `GET` with
+ *   `Last-Event-ID`, after the server's `retry` (or a backoff).
+ * - A non-2xx answer whose body is a JSON-RPC error is handed over like any response (with the HTTP status
+ *   beside it; an id-less error in a request's body is that request's); any other non-2xx fails the request
+ *   with `McpTransportError({ reason: "Http", status })`; a request that reaches no server fails with
+ *   `McpTransportError` without a status.
+ * - Legacy sessions: `Mcp-Session-Id` from the `initialize` response goes on every later request; a 404 to a
+ *   request that carried it ends the connection (`McpServerGoneError`, "session expired") so that the client
+ *   opens a fresh one; `DELETE` when the connection is closed. The GET stream opens after
+ *   `notifications/initialized` (405: none) and is resumed with `Last-Event-ID` when it drops.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
+import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, Service } from "../../McpTransport.js"
+import { encodeHeaderValue } from "../mcpHeaders.js"
+import { sseData, sseItems } from "./httpSse.js"
+import * as wire from "./httpWire.js"
+
+interface Request {
+  readonly id: RequestId
+  readonly method: string
+  readonly params?: JsonObject | undefined
+  /** Set the moment its answer is handed over. */
+  answered: boolean
+}
+
+interface Position {
+  lastEventId: string | undefined
+  retry: Duration.Duration | undefined
+}
+
+/** Everything one connection shares between its requests. */
+interface State {
+  readonly wire: wire.Wire
+  readonly options: HttpOptions
+  readonly scope: Scope.Scope
+  readonly ended: Deferred.Deferred<McpServerGoneError | McpClosedError>
+  readonly reconnectDelay: Duration.Duration
+  readonly maxReconnectDelay: Duration.Duration
+  readonly maxReconnects: number
+  /** The legacy session id, from the `initialize` response. */
+  sessionId: string | undefined
+  /** The negotiated legacy version, known once `notifications/initialized` went out. */
+  protocolVersion: string | undefined
+  getStream: boolean
+  receiver: Receiver
+}
+
+type Ended = McpServerGoneError | McpClosedError
+
+const parseJson = (text: string): Option.Option<unknown> => {
+  try {
+    return Option.some(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+/** Session ids are visible ASCII (0x21–0x7E). */
+const isValidSessionId = (value: string) => /^[\x21-\x7e]+$/.test(value)
+
+const requestOf = (message: OutboundMessage): Request | undefined =>
+  "method" in message && "id" in message
+    ? { id: message.id, method: message.method, params: message.params, answered: false }
+    : undefined
+
+const methodOf = (message: OutboundMessage): string | undefined => "method" in message ? message.method : undefined
+
+/** The value `Mcp-Name` mirrors, for the methods that carry one. */
+const nameOf = (method: string, params: JsonObject | undefined): string | undefined => {
+  const value = method === "tools/call" || method === "prompts/get"
+    ? params?.["name"]
+    : method === "resources/read"
+    ? params?.["uri"]
+    : undefined
+  return typeof value === "string" ? value : undefined
+}
+
+const isJsonRpcError = (value: unknown): boolean =>
+  isRecord(value) && value["jsonrpc"] === "2.0" && isRecord(value["error"]) && typeof value["error"]["code"] === "number"
+
+const backoff = (state: State, attempt: number, position: Position) =>
+  position.retry ??
+    Duration.min(Duration.times(state.reconnectDelay, 2 ** Math.max(0, attempt - 1)), state.maxReconnectDelay)
+
+// --- headers ---------------------------------------------------------------------------------------------
+
+/** The transport's headers of a POST, then the message's own (`Mcp-Param-*`). */
+const postHeaders = (state: State, message: OutboundMessage, context: SendContext, era: Era) => {
+  const headers: Record<string, string> = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json"
+  }
+  const method = methodOf(message)
+  const params = "params" in message ? message.params : undefined
+  if (era === "modern") {
+    const bodyVersion = field(field(params, "_meta"), MetaKey.protocolVersion)
+    const version = typeof bodyVersion === "string" ? bodyVersion : context.protocolVersion
+    if (version !== undefined) headers["mcp-protocol-version"] = version
+    if (method !== undefined) {
+      headers["mcp-method"] = method
+      const name = nameOf(method, params)
+      if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name)
+    }
+  } else {
+    if (state.sessionId !== undefined) headers["mcp-session-id"] = state.sessionId
+    // Required on every request after initialization; `initialize` itself negotiates in its body.
+    if (method !== "initialize" && context.protocolVersion !== undefined) {
+      headers["mcp-protocol-version"] = context.protocolVersion
+    }
+  }
+  return context.headers === undefined ? headers : { ...headers, ...context.headers }
+}
+
+const getHeaders = (state: State, protocolVersion: string | undefined, lastEventId: string | undefined) => {
+  const headers: Record<string, string> = { "accept": wire.SSE }
+  if (state.sessionId !== undefined) headers["mcp-session-id"] = state.sessionId
+  if (protocolVersion !== undefined) headers["mcp-protocol-version"] = protocolVersion
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
+  return headers
+}
+
+// --- incoming --------------------------------------------------------------------------------------------
+
+/** Is `message` the answer to `request` (an id-less error in the request's own body is)? */
+const answers = (message: unknown, request: Request | undefined): boolean => {
+  if (request === undefined || !isRecord(message) || message["method"] !== undefined) return false
+  if (message["jsonrpc"] !== "2.0") return false
+  const id = message["id"]
+  return id === request.id || ((id === undefined || id === null) && isRecord(message["error"]))
+}
+
+/** Hand a parsed value over; `true` when it holds the answer to `request`. */
+const deliverValue = (state: State, value: unknown, request: Request | undefined, status: number | undefined) => {
+  const meta: MessageMeta | undefined = request === undefined ? undefined : { httpStatus: status, inReplyTo: request.id }
+  const messages = Array.isArray(value) ? value : [value]
+  let answered = false
+  for (const message of messages) {
+    if (answers(message, request)) answered = true
+    state.receiver.message(message, meta)
+  }
+  if (answered && request !== undefined) request.answered = true
+  return answered
+}
+
+/** Parse one frame and hand it over (not JSON: reported as malformed); `true` when it answers `request`. */
+const deliver = (state: State, text: string, request: Request | undefined, status: number | undefined) => {
+  const parsed = parseJson(text)
+  if (Option.isNone(parsed)) {
+    state.receiver.malformed(text, "not JSON")
+    return false
+  }
+  return deliverValue(state, parsed.value, request, status)
+}
+
+/**
+ * Read an SSE response: every event with data is handed over; `answered` once the response to `request` came
+ * (the stream is let go there). A stream that breaks ends the read the same way as one that ends.
+ */
+const consume = (
+  state: State,
+  response: HttpClientResponse.HttpClientResponse,
+  request: Request | undefined,
+  position: Position,
+  onEvent: () => void = () => {}
+) =>
+  Effect.gen(function*() {
+    let answered = false
+    const broke = yield* sseItems(response.stream).pipe(
+      Stream.map((item) => {
+        if (item._tag === "Retry") {
+          position.retry = item.duration
+          return false
+        }
+        if (item.id !== undefined) position.lastEventId = item.id
+        // Priming events (an id, empty data) and non-message events carry no JSON-RPC message.
+        if (item.data.trim() === "" || item.event !== "message") return false
+        onEvent()
+        const done = deliver(state, item.data, request, request === undefined ? undefined : response.status)
+        if (done) answered = true
+        return done
+      }),
+      Stream.takeUntil((done) => done),
+      Stream.runDrain,
+      Effect.as(Option.none<string>()),
+      Effect.catchAll((error) => Effect.succeed(Option.some(error.message)))
+    )
+    return { answered, broke }
+  })
+
+// --- connection end --------------------------------------------------------------------------------------
+
+const endWith = (state: State, reason: Ended) => Deferred.succeed(state.ended, reason).pipe(Effect.asVoid)
+
+/** A 404 to a request that carried the session id: the session is over; so is this connection. */
+const checkSession = (
+  state: State,
+  response: HttpClientResponse.HttpClientResponse,
+  sentSession: boolean,
+  what: string
+): Effect.Effect<void, McpServerGoneError> => {
+  if (response.status !== 404 || !sentSession) return Effect.void
+  const error = new McpServerGoneError({
+    reason: `session expired: the server answered HTTP 404 to ${what}, which carried Mcp-Session-Id`,
+    stderrTail: ""
+  })
+  state.sessionId = undefined
+  return Effect.zipRight(endWith(state, error), Effect.fail(error))
+}
+
+/** A non-2xx answer: a JSON-RPC error for the request is handed over; anything else fails. */
+const httpFailure = (
+  state: State,
+  response: HttpClientResponse.HttpClientResponse,
+  request: Request | undefined,
+  what: string
+) =>
+  Effect.gen(function*() {
+    const status = response.status
+    const text = yield* wire.readText(response)
+    if (request !== undefined) {
+      const frames = wire.mediaType(response) === wire.SSE ? sseData(text) : [text]
+      let answered = false
+      for (const frame of frames) {
+        const value = parseJson(frame)
+        if (Option.isNone(value) || !isJsonRpcError(value.value)) continue
+        if (deliverValue(state, value.value, request, status)) answered = true
+      }
+      if (answered) return
+    }
+    const body = wire.excerpt(text)
+    return yield* new McpTransportError({
+      reason: "Http",
+      status,
+      detail: `${what}: HTTP ${status}${body === "" ? "" : `: ${body}`}`
+    })
+  })
+
+const lost = (request: Request, how: string) =>
+  new McpServerGoneError({
+    reason: `the HTTP response stream of ${request.method} (id ${JSON.stringify(request.id)}) ${how}` +
+      " before its response; the request is lost",
+    stderrTail: ""
+  })
+
+// --- legacy resumption -----------------------------------------------------------------------------------
+
+interface Resumed {
+  readonly answered: boolean
+  readonly broke: Option.Option<string>
+  readonly final?: boolean
+}
+
+/** One `GET` with `Last-Event-ID` resuming `request`'s stream. */
+const resumeOnce = (state: State, request: Request, position: Position, protocolVersion: string | undefined) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const sentSession = state.sessionId !== undefined
+      const response = yield* state.wire.execute({
+        method: "GET",
+        what: `resuming ${request.method}`,
+        headers: getHeaders(state, protocolVersion, position.lastEventId)
+      })
+      yield* checkSession(state, response, sentSession, `the GET resuming ${request.method}`)
+      if (response.status === 405) {
+        return { answered: false, broke: Option.some("cannot be resumed (GET: 405)"), final: true } satisfies Resumed
+      }
+      if (!wire.isOk(response.status) || wire.mediaType(response) !== wire.SSE) {
+        return {
+          answered: false,
+          broke: Option.some(`could not be resumed (GET answered HTTP ${response.status})`)
+        } satisfies Resumed
+      }
+      const outcome: Resumed = yield* consume(state, response, request, position)
+      return outcome
+    })
+  ).pipe(
+    Effect.catchTag("McpTransportError", (error) =>
+      Effect.succeed<Resumed>({ answered: false, broke: Option.some(`could not be resumed (${error.detail})`) }))
+  )
+
+/**
+ * Resume a legacy stream that ended before the response, after the server's `retry` or a backoff, until the
+ * response comes or `maxReconnectAttempts` resumptions failed.
+ */
+const resume = (state: State, request: Request, position: Position, protocolVersion: string | undefined, how: string) =>
+  Effect.gen(function*() {
+    let failure = how
+    for (let attempt = 1; attempt <= state.maxReconnects; attempt++) {
+      if (position.lastEventId === undefined) break
+      yield* Effect.sleep(backoff(state, attempt, position))
+      const outcome = yield* resumeOnce(state, request, position, protocolVersion)
+      if (outcome.answered) return
+      failure = Option.getOrElse(outcome.broke, () => "ended again")
+      if (outcome.final === true) break
+    }
+    return yield* lost(request, failure)
+  })
+
+// --- sending ---------------------------------------------------------------------------------------------
+
+/** A request's body: an SSE stream (resumed when legacy) or JSON. */
+const readAnswer = (
+  state: State,
+  response: HttpClientResponse.HttpClientResponse,
+  request: Request,
+  context: SendContext,
+  era: Era
+) =>
+  Effect.gen(function*() {
+    const status = response.status
+    const type = wire.mediaType(response)
+    if (type === wire.SSE) {
+      const position: Position = { lastEventId: undefined, retry: undefined }
+      const outcome = yield* consume(state, response, request, position)
+      if (outcome.answered) return
+      const how = Option.match(outcome.broke, { onNone: () => "ended", onSome: (reason) => `broke (${reason})` })
+      // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
+      if (era === "modern" || position.lastEventId === undefined) return yield* lost(request, how)
+      return yield* resume(state, request, position, context.protocolVersion, how)
+    }
+    if (wire.isJsonType(type)) {
+      const text = yield* response.text.pipe(
+        Effect.mapError((error) => lost(request, `broke (${wire.describeCause(error)})`))
+      )
+      if (deliver(state, text, request, status)) return
+      return yield* new McpTransportError({
+        reason: "Http",
+        status,
+        detail: `${request.method}: the HTTP ${status} JSON body is not the response to the request: ${wire.excerpt(text)}`
+      })
+    }
+    return yield* new McpTransportError({
+      reason: "Http",
+      status,
+      detail: `${request.method}: HTTP ${status} with ${type === "" ? "no content type" : type}, not a JSON-RPC response`
+    })
+  })
+
+const postRequest = (
+  state: State,
+  request: Request,
+  body: string,
+  headers: Record<string, string>,
+  context: SendContext,
+  era: Era
+) =>
+  Effect.gen(function*() {
+    const sentSession = headers["mcp-session-id"] !== undefined
+    const response = yield* state.wire.execute({
+      method: "POST",
+      what: request.method,
+      mcpMethod: request.method,
+      headers,
+      body
+    })
+    if (era === "legacy" && request.method === "initialize" && wire.isOk(response.status)) {
+      const id = response.headers["mcp-session-id"]
+      if (id !== undefined && isValidSessionId(id)) state.sessionId = id
+    }
+    yield* checkSession(state, response, sentSession, request.method)
+    if (!wire.isOk(response.status)) return yield* httpFailure(state, response, request, request.method)
+    return yield* readAnswer(state, response, request, context, era)
+  }).pipe(Effect.scoped)
+
+/** A notification or a response (legacy replies to server requests): 202 expected. */
+const postOther = (
+  state: State,
+  message: OutboundMessage,
+  body: string,
+  headers: Record<string, string>,
+  context: SendContext,
+  era: Era
+) =>
+  Effect.gen(function*() {
+    const method = methodOf(message)
+    const what = method ?? `the response to server request ${"id" in message ? JSON.stringify(message.id) : ""}`
+    const sentSession = headers["mcp-session-id"] !== undefined
+    const response = yield* state.wire.execute({ method: "POST", what, mcpMethod: method, headers, body })
+    yield* checkSession(state, response, sentSession, what)
+    if (!wire.isOk(response.status)) return yield* httpFailure(state, response, undefined, what)
+    const type = wire.mediaType(response)
+    if (wire.isJsonType(type)) {
+      const text = yield* wire.readText(response)
+      if (text.trim() !== "") deliver(state, text, undefined, undefined)
+    } else if (type === wire.SSE) {
+      yield* consume(state, response, undefined, { lastEventId: undefined, retry: undefined })
+    }
+    if (era === "legacy" && method === "notifications/initialized") {
+      state.protocolVersion = context.protocolVersion
+      if ((state.options.getStream ?? true) && !state.getStream) {
+        state.getStream = true
+        yield* Effect.forkIn(getStream(state), state.scope)
+      }
+    }
+  })
+
+// --- the legacy GET stream -------------------------------------------------------------------------------
+
+type GetOutcome = "unsupported" | "failed" | "quiet" | "ended"
+
+const getOnce = (state: State, position: Position): Effect.Effect<GetOutcome, McpServerGoneError> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const sentSession = state.sessionId !== undefined
+      const response = yield* state.wire.execute({
+        method: "GET",
+        what: "the GET stream",
+        headers: getHeaders(state, state.protocolVersion, position.lastEventId)
+      })
+      if (response.status === 405) return "unsupported" as const
+      yield* checkSession(state, response, sentSession, "the GET stream")
+      if (!wire.isOk(response.status) || wire.mediaType(response) !== wire.SSE) {
+        yield* Effect.logDebug(`mcp http: the GET stream was refused with HTTP ${response.status}`)
+        return "failed" as const
+      }
+      let received = false
+      yield* consume(state, response, undefined, position, () => {
+        received = true
+      })
+      return received ? "ended" as const : "quiet" as const
+    })
+  ).pipe(Effect.catchTag("McpTransportError", () => Effect.succeed("failed" as const)))
+
+const getStream = (state: State) =>
+  Effect.gen(function*() {
+    const position: Position = { lastEventId: undefined, retry: undefined }
+    let failures = 0
+    while (true) {
+      const outcome = yield* getOnce(state, position)
+      if (outcome === "unsupported") {
+        return yield* Effect.logDebug("mcp http: the server offers no GET stream (405)")
+      }
+      failures = outcome === "ended" ? 0 : failures + 1
+      if (failures > state.maxReconnects) {
+        return yield* Effect.logWarning(
+          `mcp http: the GET stream failed ${failures} times in a row; server-initiated messages outside requests are no longer received`
+        )
+      }
+      yield* Effect.sleep(outcome === "ended" ? position.retry ?? state.reconnectDelay : backoff(state, failures, position))
+    }
+  }).pipe(Effect.catchTag("McpServerGoneError", () => Effect.void))
+
+const send = (state: State) => (message: OutboundMessage, context: SendContext) =>
+  Effect.gen(function*() {
+    const done = yield* Deferred.poll(state.ended)
+    if (Option.isSome(done)) return yield* Effect.flatMap(done.value, Effect.fail)
+    const body = yield* Effect.try({
+      try: () => JSON.stringify(message),
+      catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
+    })
+    const era: Era = context.era ?? "legacy"
+    const request = requestOf(message)
+    if (era === "modern" && methodOf(message) === undefined) {
+      // A modern server never sends requests, so it takes no responses: whatever asked is not answered.
+      return yield* Effect.logDebug("mcp http: not POSTing a response to a modern server")
+    }
+    const headers = postHeaders(state, message, context, era)
+    if (request !== undefined) {
+      // The POST lives in the request's scope: closing it (timed out, cancelled, answered on another stream)
+      // aborts it; once it handed the answer over, it is let finish reading, so that the next request never
+      // races its teardown for the connection.
+      const fiber = yield* postRequest(state, request, body, headers, context, era).pipe(
+        // When the connection ended (an expired session), the end fails the request, after what came before.
+        Effect.catchAll((error) =>
+          Effect.flatMap(Deferred.isDone(state.ended), (ended) =>
+            ended ? Effect.void : Effect.sync(() => state.receiver.failed(request.id, error)))
+        ),
+        Effect.interruptible,
+        Effect.forkDaemon
+      )
+      yield* Effect.addFinalizer(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber))
+      return
+    }
+    // Interruptible even where the caller is not (the peer sends cancellations from a finalizer).
+    return yield* Effect.raceFirst(
+      Effect.interruptible(postOther(state, message, body, headers, context, era)),
+      Effect.interruptible(Effect.flatMap(Deferred.await(state.ended), Effect.fail))
+    )
+  })
+
+/** Closing: the GET stream stops (it was forked later, so it is interrupted first); the session is deleted. */
+const close = (state: State, closeTimeout: Duration.Duration) =>
+  Effect.gen(function*() {
+    yield* endWith(state, new McpClosedError({}))
+    const id = state.sessionId
+    if (id === undefined) return
+    const headers: Record<string, string> = { "mcp-session-id": id }
+    if (state.protocolVersion !== undefined) headers["mcp-protocol-version"] = state.protocolVersion
+    yield* Effect.scoped(state.wire.execute({ method: "DELETE", what: "DELETE", headers })).pipe(
+      Effect.interruptible,
+      Effect.timeout(closeTimeout),
+      Effect.ignore
+    )
+  })
+
+/** Messages that come before the client listens are kept for it. */
+const bufferingReceiver = (buffer: Array<(receiver: Receiver) => void>): Receiver => ({
+  message: (message, meta) => buffer.push((r) => r.message(message, meta)),
+  malformed: (frame, reason) => buffer.push((r) => r.malformed(frame, reason)),
+  failed: (id, error) => buffer.push((r) => r.failed(id, error))
+})
+
+const connect = (client: wire.Client, options: HttpOptions) =>
+  Effect.gen(function*() {
+    const url = yield* Effect.try({
+      try: () => new URL(options.url),
+      catch: (cause) => new McpTransportError({ reason: "Http", detail: `invalid URL ${String(options.url)}`, cause })
+    })
+    const buffer: Array<(receiver: Receiver) => void> = []
+    const state: State = {
+      wire: wire.makeWire(client, url, options),
+      options,
+      scope: yield* Effect.scope,
+      ended: yield* Deferred.make<Ended>(),
+      reconnectDelay: Duration.decode(options.reconnectDelay ?? "1 second"),
+      maxReconnectDelay: Duration.decode(options.maxReconnectDelay ?? "30 seconds"),
+      maxReconnects: options.maxReconnectAttempts ?? 3,
+      sessionId: undefined,
+      protocolVersion: undefined,
+      getStream: false,
+      receiver: bufferingReceiver(buffer)
+    }
+    yield* Effect.addFinalizer(() => close(state, Duration.decode(options.closeTimeout ?? "2 seconds")))
+
+    const connection: Connection = {
+      kind: "http",
+      send: send(state),
+      receive: (receiver) =>
+        Effect.sync(() => {
+          state.receiver = receiver
+          for (const replay of buffer.splice(0)) replay(receiver)
+        }),
+      ended: Deferred.await(state.ended),
+      cancelsByClosingStream: (era) => era === "modern"
+    }
+    return connection
+  })
+
+/** @internal */
+export const make = (options: HttpOptions): Effect.Effect<Service, never, HttpClient.HttpClient> =>
+  Effect.map(HttpClient.HttpClient, (client) => ({ connect: connect(wire.prepareClient(client), options) }))

@@ -1,0 +1,134 @@
+/**
+ * The wire of the HTTP transport: the one place every HTTP request goes through (the caller's headers, the
+ * `HttpAuthorizer`'s headers and its one retry after a 401/403, the optional `fetchTimeout`), and the helpers
+ * that read responses.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { McpTransportError } from "../../McpError.js"
+import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
+
+/** @internal */
+export type Client = HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
+
+/** @internal */
+export const SSE = "text/event-stream"
+
+/** @internal */
+export const mediaType = (response: HttpClientResponse.HttpClientResponse): string =>
+  (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+
+/** @internal */
+export const isJsonType = (type: string) => type === "application/json" || type.endsWith("+json")
+
+/** @internal */
+export const isOk = (status: number) => status >= 200 && status < 300
+
+/** @internal */
+export const excerpt = (text: string) => {
+  const trimmed = text.trim().replace(/\s+/g, " ")
+  return trimmed.length > 300 ? `${trimmed.slice(0, 300)}…` : trimmed
+}
+
+/** @internal */
+export const describeCause = (error: HttpClientError.HttpClientError): string => {
+  const cause = error.cause
+  const inner = cause instanceof Error
+    ? (cause.cause instanceof Error ? `${cause.message} (${cause.cause.message})` : cause.message)
+    : cause === undefined
+    ? ""
+    : String(cause)
+  return inner === "" ? error.message : inner
+}
+
+/** @internal */
+export const readText = (response: HttpClientResponse.HttpClientResponse) =>
+  response.text.pipe(Effect.orElseSucceed(() => ""))
+
+/** What one HTTP request is: everything but the headers the wire adds. @internal */
+export interface Outgoing {
+  readonly method: "GET" | "POST" | "DELETE"
+  /** For messages: what the request is about. */
+  readonly what: string
+  readonly mcpMethod?: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | undefined
+}
+
+/** @internal */
+export interface Wire {
+  readonly url: URL
+  /** Make one HTTP request (and, when the authorizer asks, once more after a 401/403). */
+  readonly execute: (
+    outgoing: Outgoing
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope>
+}
+
+/** @internal */
+export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire => {
+  const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.decode(options.fetchTimeout)
+  const authorizer = options.authorizer
+
+  const build = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
+    const headers = { ...options.headers, ...extra, ...outgoing.headers }
+    const base = outgoing.method === "POST"
+      ? HttpClientRequest.post(url)
+      : outgoing.method === "GET"
+      ? HttpClientRequest.get(url)
+      : HttpClientRequest.del(url)
+    const request = HttpClientRequest.setHeaders(base, headers)
+    return outgoing.body === undefined ? request : HttpClientRequest.bodyText(request, outgoing.body, "application/json")
+  }
+
+  const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
+    const sent = client.execute(build(outgoing, extra)).pipe(
+      Effect.mapError((error) =>
+        new McpTransportError({
+          reason: "Http",
+          detail: `${outgoing.what}: cannot reach ${url.href}: ${describeCause(error)}`,
+          cause: error
+        })
+      )
+    )
+    return fetchTimeout === undefined ? sent : sent.pipe(
+      Effect.timeoutFail({
+        duration: fetchTimeout,
+        onTimeout: () =>
+          new McpTransportError({
+            reason: "Http",
+            detail: `${outgoing.what}: no HTTP response from ${url.href} within ${Duration.format(fetchTimeout)}`
+          })
+      })
+    )
+  }
+
+  if (authorizer === undefined) return { url, execute: (outgoing) => once(outgoing, {}) }
+
+  const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
+    method: outgoing.method,
+    url,
+    mcpMethod: outgoing.mcpMethod,
+    attempt
+  })
+  const attempt = (outgoing: Outgoing, n: number) =>
+    Effect.flatMap(authorizer.headers(info(outgoing, n)), (extra) => once(outgoing, extra))
+
+  return {
+    url,
+    execute: (outgoing) =>
+      Effect.flatMap(attempt(outgoing, 0), (response) => {
+        if (response.status !== 401 && response.status !== 403) return Effect.succeed(response)
+        return authorizer.onChallenge({ status: response.status, headers: response.headers, request: info(outgoing, 0) })
+          .pipe(Effect.flatMap((decision) => decision === "retry" ? attempt(outgoing, 1) : Effect.succeed(response)))
+      })
+  }
+}
+
+/** No trace headers (`traceparent`, `b3`) to third-party servers; requests live in the caller's scope. @internal */
+export const prepareClient = (client: HttpClient.HttpClient): Client =>
+  HttpClient.withScope(HttpClient.withTracerPropagation(client, false))

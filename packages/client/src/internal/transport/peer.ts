@@ -1,0 +1,180 @@
+/**
+ * The JSON-RPC peer over one connection: the connection's one map of requests in flight (`Correlator`), its
+ * deadline sweeper, and the dispatcher of what the server sends.
+ *
+ * A request is one `Effect.async` resumed from the map of ids: no fork, race, timeout, `Deferred` or span per
+ * request. A request that times out or is interrupted is cancelled (`notifications/cancelled`, or for modern
+ * HTTP by closing its response stream).
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Scope from "effect/Scope"
+import type { McpDiagnostic } from "../../McpDiagnostic.js"
+import {
+  McpClosedError,
+  type McpProtocolError,
+  type McpServerGoneError,
+  McpTimeoutError,
+  type McpTransportError
+} from "../../McpError.js"
+import type { JsonObject, Notification, OutboundMessage, RequestId } from "../../McpSchema.js"
+import type { Connection, SendContext } from "../../McpTransport.js"
+import { type AnswerError, Correlator, type Ended, Pending, type RequestOptions } from "./correlator.js"
+import * as Deadline from "./deadline.js"
+import * as Dispatcher from "./dispatcher.js"
+
+export {
+  /** @internal */
+  RpcErrorResponse
+} from "./dispatcher.js"
+export type {
+  /** @internal */
+  RequestOptions
+} from "./correlator.js"
+
+/** @internal */
+export type RequestError = McpProtocolError | McpTimeoutError | McpServerGoneError | McpClosedError | McpTransportError
+
+/** @internal */
+export interface Peer {
+  readonly connection: Connection
+  readonly deadlines: Deadline.Deadlines
+  readonly request: (
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions
+  ) => Effect.Effect<unknown, RequestError>
+  readonly notify: (
+    method: string,
+    params: JsonObject | undefined,
+    context: SendContext
+  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError>
+  /** A progress report for request `id` came: a request whose timeout progress resets gets it afresh. */
+  readonly progressed: (id: RequestId) => void
+  /** Completes once the connection has ended and every request in flight has been failed. */
+  readonly ended: Effect.Effect<Ended>
+  readonly isEnded: Effect.Effect<boolean>
+  /** `isEnded`, read synchronously. */
+  readonly hasEnded: () => boolean
+}
+
+/** @internal */
+export interface PeerOptions extends Dispatcher.DispatchOptions {
+  readonly connection: Connection
+  /** Told the moment the answer to a request arrives (before its caller resumes). */
+  readonly onAnswered?: ((id: RequestId) => void) | undefined
+  readonly onNotification: (notification: Notification) => Effect.Effect<void>
+  readonly onDiagnostic: (diagnostic: McpDiagnostic) => Effect.Effect<void>
+}
+
+/** @internal */
+export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { connection } = options
+    const deadlines = yield* Deadline.make
+    const correlator = new Correlator(deadlines, options.onAnswered)
+    const ended = yield* Deferred.make<Ended>()
+    const background = yield* FiberSet.make()
+    let nextId = 0
+    const scoped = connection.scopedSend !== false
+    // A transport whose `send` never uses its scope gets this one (never closed, never added to).
+    const unusedScope = yield* Scope.make()
+
+    const write = (message: OutboundMessage, context: SendContext) => Effect.scoped(connection.send(message, context))
+    const end = (reason: Ended) => Effect.suspend(() => Deferred.succeed(ended, correlator.end(reason)))
+
+    const cancel = (entry: Pending): Effect.Effect<void> => {
+      const context = entry.options.context
+      if (entry.options.cancellable === false || correlator.endedWith !== undefined) return Effect.void
+      if (context.era !== undefined && connection.cancelsByClosingStream(context.era)) return Effect.void
+      return write({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: entry.id, reason: "request cancelled by the client" }
+      }, context).pipe(Effect.ignore)
+    }
+
+    /** The sweeper's side of a request: it ran out of time. */
+    const expire = (entry: Pending) => {
+      if (entry.settled !== undefined) return
+      const { maxTotal, timeout, limit } = entry.options
+      const capped = maxTotal !== undefined && entry.at >= entry.started + Duration.toMillis(maxTotal)
+      const timeoutMillis = Duration.toMillis(capped && maxTotal !== undefined ? maxTotal : timeout)
+      correlator.settle(entry, Exit.fail(new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis })))
+      // Not on the sweeper itself: a legacy HTTP cancellation is a POST.
+      return FiberSet.run(background, cancel(entry)).pipe(Effect.asVoid)
+    }
+
+    const dispatcher = yield* Dispatcher.make(options, correlator, write, end)
+    yield* connection.receive(dispatcher.receiver)
+    // Everything received before the end is handed over first, so the end is queued behind it.
+    yield* connection.ended.pipe(Effect.flatMap((reason) => Effect.sync(() => dispatcher.ended(reason))), Effect.forkScoped)
+    // Closing the client fails what is still in flight with McpClosedError (runs before the readers stop).
+    yield* Effect.addFinalizer(() => end(new McpClosedError({ reason: "the client was closed" })))
+
+    const answer = (entry: Pending) =>
+      Effect.async<unknown, AnswerError>((resume) => {
+        if (entry.settled !== undefined) return resume(entry.settled)
+        entry.resume = resume
+        return Effect.suspend(() => {
+          entry.resume = undefined
+          if (entry.settled !== undefined) return Effect.void
+          correlator.forget(entry)
+          return cancel(entry)
+        })
+      })
+
+    const request = (method: string, params: JsonObject | undefined, requestOptions: RequestOptions) =>
+      Effect.suspend(() => {
+        if (correlator.endedWith !== undefined) return Effect.fail(correlator.endedWith)
+        const id: RequestId = ++nextId
+        const message: OutboundMessage = params === undefined
+          ? { jsonrpc: "2.0", id, method }
+          : { jsonrpc: "2.0", id, method, params }
+        const entry = new Pending(id, method, requestOptions, deadlines.now(), expire)
+        correlator.add(entry)
+        requestOptions.onId?.(id)
+        const exchange = Effect.uninterruptibleMask((restore) =>
+          connection.send(message, requestOptions.context).pipe(
+            Effect.catchAll((error) => {
+              correlator.forget(entry)
+              return Effect.fail(error)
+            }),
+            Effect.zipRight(restore(answer(entry)))
+          )
+        )
+        return scoped ? Effect.scoped(exchange) : Effect.provideService(exchange, Scope.Scope, unusedScope)
+      })
+
+    const progressed = (id: RequestId) => {
+      const entry = correlator.pending.get(id)
+      const maxTotal = entry?.options.maxTotal
+      if (entry === undefined || maxTotal === undefined) return
+      entry.at = Math.min(
+        deadlines.now() + Duration.toMillis(entry.options.timeout),
+        entry.started + Duration.toMillis(maxTotal)
+      )
+    }
+
+    const notify = (method: string, params: JsonObject | undefined, context: SendContext) =>
+      Effect.suspend(() =>
+        correlator.endedWith !== undefined
+          ? Effect.fail(correlator.endedWith)
+          : write(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }, context)
+      )
+
+    const peer: Peer = {
+      connection,
+      deadlines,
+      request,
+      notify,
+      progressed,
+      ended: Deferred.await(ended),
+      isEnded: Deferred.isDone(ended),
+      hasEnded: () => correlator.endedWith !== undefined
+    }
+    return peer
+  })
