@@ -122,7 +122,17 @@ const GARBAGE = [
   "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":[]}}"
 ]
 
-const send = async (message: JsonObject) => {
+/** One writer at a time: a huge line is never interleaved with other frames. */
+let writing: Promise<void> = Promise.resolve()
+const exclusive = (work: () => Promise<void>): Promise<void> => {
+  const run = writing.then(work)
+  writing = run.catch(() => undefined)
+  return run
+}
+
+const send = (message: JsonObject) => exclusive(() => sendNow(message))
+
+const sendNow = async (message: JsonObject) => {
   if (options.garbage) await writeRaw(GARBAGE.join("\n") + "\n\n")
   if (options.invalidUtf8) await writeRaw(new Uint8Array([0xff, 0xfe, 0x80, 0x0a]))
   const line = JSON.stringify(message) + "\n"
@@ -150,7 +160,9 @@ const SAMPLE: JsonObject = { messages: [{ role: "user", content: { type: "text",
 
 // --- tools ---------------------------------------------------------------------------------------------------
 
-const hugeLine = async (id: Id, args: JsonObject) => {
+const hugeLine = (id: Id, args: JsonObject) => exclusive(() => hugeLineNow(id, args))
+
+const hugeLineNow = async (id: Id, args: JsonObject) => {
   const bytes = numberArg(args, "bytes", 32 * 1024 * 1024)
   const chunk = "x".repeat(1 << 20)
   await writeRaw(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`)

@@ -10,6 +10,7 @@ import { McpDiagnostic } from "../McpDiagnostic.js"
 import type { Era } from "../McpTransport.js"
 import type { ElicitResult, Hook, InputHooks, InputRequestOf, ListRootsResult, Service } from "../InputFulfiller.js"
 import { InputRefused } from "../InputFulfiller.js"
+import * as Limiter from "./limiter.js"
 
 const runHook = <M extends string, A>(hook: Hook<M, A>, request: InputRequestOf<M>): Effect.Effect<A, unknown> =>
   Effect.try({ try: () => hook(request), catch: (e) => e }).pipe(
@@ -147,6 +148,9 @@ const noRoots: ListRootsResult = { roots: [] }
 /** @internal */
 export const make = (hooks: InputHooks): Service => {
   const modes = hooks.elicitationModes ?? ["form"]
+  const limiter = Limiter.make(hooks.maxConcurrentHooks ?? 8)
+  const runBounded = <M extends string, A>(hook: Hook<M, A>, request: InputRequestOf<M>) =>
+    limiter.withPermit(runHook(hook, request))
   const rootsListChanged = hooks.onListRoots !== undefined
 
   const capabilities = (era: Era): ClientCapabilities => {
@@ -187,7 +191,7 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32602, `elicitation mode ${String(mode)} is not supported by this client`, false)
           : refused(method, `elicitation mode ${String(mode)} was not declared; declined`).pipe(Effect.as(decline))
       }
-      return runHook(hook, { method, params }).pipe(
+      return runBounded(hook, { method, params }).pipe(
         Effect.flatMap(decodeWire(ElicitResultSchema)),
         Effect.flatMap((result) => {
           if (result.action !== "accept" || mode !== "form") {
@@ -213,7 +217,7 @@ export const make = (hooks: InputHooks): Service => {
       if ((params["tools"] !== undefined || params["toolChoice"] !== undefined) && hooks.samplingTools !== true) {
         return refuse(method, -32602, "sampling with tools was not declared by this client", abandon)
       }
-      return runHook(hook, { method, params }).pipe(
+      return runBounded(hook, { method, params }).pipe(
         Effect.flatMap((result) =>
           decodeWire(CreateMessageResultSchema)(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
         ),
@@ -233,7 +237,7 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32601, "roots are not supported by this client", false)
           : refused(method, "roots were not declared; answered with no roots").pipe(Effect.as(noRoots))
       }
-      return runHook(hook, { method, params }).pipe(
+      return runBounded(hook, { method, params }).pipe(
         Effect.flatMap(decodeWire(ListRootsResultSchema)),
         Effect.flatMap((result) => {
           const bad = result.roots.filter((root) => !root.uri.startsWith("file://"))

@@ -14,6 +14,7 @@ import type { ClientContext } from "./context.js"
 import { decodeCallToolResult } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Requests } from "./request.js"
+import { invalidCall } from "./arguments.js"
 
 /** @internal */
 export interface Tools {
@@ -84,6 +85,8 @@ export const make = (
     })
 
   const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
+    const invalid = invalidCall("tools/call", "tool name", name, args)
+    if (invalid !== undefined) return Effect.fail(invalid)
     const params = args === undefined ? { name } : { name, arguments: args }
     const call = (refresh: boolean) =>
       requests.requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
