@@ -27,7 +27,15 @@ const tag = `soak-${process.pid}-${Date.now()}`
 
 // --- census -------------------------------------------------------------------------------------------------
 
-const openFds = () => fs.readdirSync("/proc/self/fd").length
+const fdTargets = () =>
+  fs.readdirSync("/proc/self/fd").map((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`)
+    } catch {
+      return "(gone)"
+    }
+  })
+const openFds = () => fdTargets().length
 
 const stateOf = (pid: string) => {
   try {
@@ -123,6 +131,7 @@ const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() *
 const main = async () => {
   await sleep(200)
   const before = { rss: process.memoryUsage().rss, fds: openFds(), processes: processes().length }
+  const fdsBefore = fdTargets()
   let peak = before.rss
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss)
@@ -215,6 +224,8 @@ const main = async () => {
   console.log("errors by tag:", Object.fromEntries([...stats.errors].sort(([a], [b]) => a.localeCompare(b))))
   console.log(`RSS start ${mib(before.rss)} MiB, peak ${mib(peak)} MiB, end ${mib(after.rss)} MiB (heap in use ${mib(heap)} MiB)`)
   console.log(`open fds before ${before.fds}, after ${after.fds}`)
+  const added = fdTargets().filter((target) => !fdsBefore.includes(target))
+  if (added.length > 0) console.log("fds opened during the run and still open:", added)
   console.log(`child processes before ${before.processes}, after ${after.processes}`)
   const untagged = [...stats.errors.keys()].filter((key) => key.startsWith("untagged"))
   const clean = after.fds <= before.fds && after.processes <= before.processes && untagged.length === 0
