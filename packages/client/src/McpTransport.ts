@@ -5,9 +5,9 @@
  *
  * A connection is message-oriented, not byte-oriented:
  *
- * - `send(message, context)` writes one JSON-RPC message. It runs in a `Scope` that lives exactly as long as
- *   the request it carries: a transport whose answers come on a per-request stream (Streamable HTTP) ties that
- *   stream to the scope, so closing it closes the stream, which is how a modern HTTP request is cancelled.
+ * - `send(message, context, scope)` writes one JSON-RPC message. `scope` lives exactly as long as the request
+ *   it carries: a transport whose answers come on a per-request stream (Streamable HTTP) ties that stream to
+ *   the scope, so closing it closes the stream, which is how a modern HTTP request is cancelled.
  *   Sending a request never waits for its answer. `context` carries what a transport needs beyond the body:
  *   the era and protocol version (HTTP headers) and extra headers (`Mcp-Param-*`).
  * - `receive(receiver)` hands every message the server sends to the client's `Receiver`, decoded from JSON
@@ -97,11 +97,15 @@ export interface Receiver {
  */
 export interface Connection {
   readonly kind: "stdio" | "http" | "memory"
-  /** Write one message; a request's response stream (if the transport has one) lives in the current scope. */
+  /**
+   * Write one message. A request's response stream (if the transport has one) lives in `scope` (the
+   * connection's own when none is given): closing it aborts the request.
+   */
   readonly send: (
     message: OutboundMessage,
-    context: SendContext
-  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError, Scope.Scope>
+    context: SendContext,
+    scope?: Scope.Scope
+  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError>
   /**
    * Start handing what the server sends to `receiver` (called once; a reader it needs lives in the scope).
    * Everything received before the connection ends is handed over before `ended` completes.
@@ -112,7 +116,7 @@ export interface Connection {
   /** `true` where closing a request's response stream is its cancellation, so no notification is sent. */
   readonly cancelsByClosingStream: (era: Era) => boolean
   /**
-   * `false` when `send` never uses its scope (stdio, memory), so the client makes none per request
+   * `false` when `send` never uses a request's scope (stdio, memory), so the client makes none per request
    * (default `true`).
    */
   readonly scopedSend?: boolean | undefined

@@ -59,8 +59,9 @@ export const COMMON_TOOLS: Readonly<Record<string, Tool>> = {
   slow: (_core, context, args) => wait(context, args, getString(args, "text") ?? "slow done"),
   slow_write: (_core, context, args) => wait(context, args, "slow done"),
   die: () => {
-    process.stderr.write("dying now\n")
-    process.exit(7)
+    // Exit once stderr has taken the line: a loaded machine can leave a write queued, and exit drops it.
+    process.stderr.write("dying now\n", () => process.exit(7))
+    return new Promise<never>(() => {})
   },
   count: (core) => text(String(core.toolCalls)),
   progress,

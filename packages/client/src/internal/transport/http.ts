@@ -25,7 +25,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
@@ -479,7 +479,7 @@ const getStream = (state: State) =>
     }
   }).pipe(Effect.catchTag("McpServerGoneError", () => Effect.void))
 
-const send = (state: State) => (message: OutboundMessage, context: SendContext) =>
+const send = (state: State) => (message: OutboundMessage, context: SendContext, scope?: Scope.Scope) =>
   Effect.gen(function*() {
     const done = yield* Deferred.poll(state.ended)
     if (Option.isSome(done)) return yield* Effect.flatMap(done.value, Effect.fail)
@@ -507,12 +507,15 @@ const send = (state: State) => (message: OutboundMessage, context: SendContext) 
         Effect.interruptible,
         Effect.forkDaemon
       )
-      yield* Effect.addFinalizer(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber))
+      yield* Scope.addFinalizer(
+        scope ?? state.scope,
+        Effect.suspend(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber))
+      )
       return
     }
     // Interruptible even where the caller is not (the peer sends cancellations from a finalizer).
     return yield* Effect.raceFirst(
-      Effect.interruptible(postOther(state, message, body, headers, context, era)),
+      Effect.interruptible(Effect.scoped(postOther(state, message, body, headers, context, era))),
       Effect.interruptible(Effect.flatMap(Deferred.await(state.ended), Effect.fail))
     )
   })

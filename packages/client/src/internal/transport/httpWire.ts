@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
 
 /** @internal */
-export type Client = HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
+export type Client = HttpClient.HttpClient.With<HttpClientError.HttpClientError>
 
 /** @internal */
 export const SSE = "text/event-stream"
@@ -167,6 +167,11 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
   }
 }
 
-/** No trace headers (`traceparent`, `b3`) to third-party servers; requests live in the caller's scope. @internal */
-export const prepareClient = (client: HttpClient.HttpClient): Client =>
-  HttpClient.withScope(HttpClient.withTracerPropagation(client, false))
+/**
+ * No trace headers (`traceparent`, `b3`) to third-party servers. A request is aborted when the fiber waiting
+ * for its headers or reading its body is interrupted, and when a streamed body ends; a body read whole is not
+ * aborted after the fact (an abort costs an error object and the connection).
+ *
+ * @internal
+ */
+export const prepareClient = (client: HttpClient.HttpClient): Client => HttpClient.withTracerPropagation(client, false)

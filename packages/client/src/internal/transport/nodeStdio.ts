@@ -137,7 +137,7 @@ const connect = (options: StdioOptions) =>
     // `close` comes after stdout and stderr have ended: everything the server wrote is handed over first. A
     // grandchild may hold the pipes open after the server exited: then the exit counts, a moment later.
     child.once("close", gone)
-    child.once("exit", (code, signal) => setTimeout(() => gone(code, signal), 200).unref())
+    child.once("exit", (code, signal) => setTimeout(() => gone(code, signal), 1000).unref())
     yield* Effect.addFinalizer(() => Effect.sync(() => end(new McpClosedError({}))))
 
     const outbox = Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024)

@@ -87,10 +87,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     const background = yield* FiberSet.make()
     let nextId = 0
     const scoped = connection.scopedSend !== false
-    // A transport whose `send` never uses its scope gets this one (never closed, never added to).
-    const unusedScope = yield* Scope.make()
 
-    const write = (message: OutboundMessage, context: SendContext) => Effect.scoped(connection.send(message, context))
+    const write = (message: OutboundMessage, context: SendContext) => connection.send(message, context)
     const end = (reason: Ended) => Effect.suspend(() => Deferred.succeed(ended, correlator.end(reason)))
 
     const cancel = (entry: Pending): Effect.Effect<void> => {
@@ -144,16 +142,19 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         const entry = new Pending(id, method, requestOptions, deadlines.now(), expire)
         correlator.add(entry)
         requestOptions.onId?.(id)
-        const exchange = Effect.uninterruptibleMask((restore) =>
-          connection.send(message, requestOptions.context).pipe(
-            Effect.catchAll((error) => {
-              correlator.forget(entry)
-              return Effect.fail(error)
-            }),
-            Effect.zipRight(restore(answer(entry)))
+        const exchange = (scope: Scope.Scope | undefined) =>
+          Effect.uninterruptibleMask((restore) =>
+            connection.send(message, requestOptions.context, scope).pipe(
+              Effect.catchAll((error) => {
+                correlator.forget(entry)
+                return Effect.fail(error)
+              }),
+              Effect.zipRight(restore(answer(entry)))
+            )
           )
-        )
-        return scoped ? Effect.scoped(exchange) : Effect.provideService(exchange, Scope.Scope, unusedScope)
+        return scoped
+          ? Effect.acquireUseRelease(Scope.make(), exchange, (scope, exit) => Scope.close(scope, exit))
+          : exchange(undefined)
       })
 
     const progressed = (id: RequestId) => {
