@@ -165,26 +165,32 @@ describe("hostile stdio servers: no process left behind (item 1)", () => {
       const host = spawn(process.execPath, [path.join(import.meta.dirname, "fixtures/hostileHost.mjs"), tag], {
         stdio: ["ignore", "pipe", "pipe"]
       })
-      let out = ""
-      host.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString()
-      })
-      host.stderr.on("data", (chunk: Buffer) => {
-        out += chunk.toString()
-      })
-      assert.isTrue(await waitFor(() => out.includes("ready"), 15_000), out)
-      // The host's own command line carries the tag too: the server's tree is the rest.
-      const tree = () => livingTagged(tag).filter((pid) => pid !== host.pid)
-      assert.isTrue(await waitFor(() => tree().length === 3, 5000), `server tree: ${tree().length}`)
-      const exited = new Promise<void>((resolve) => host.once("exit", () => resolve()))
-      host.kill(signal)
-      await Promise.race([exited, sleep(5000)])
-      const hostRunning = running(host.pid ?? 0)
-      if (hostRunning) host.kill("SIGKILL")
-      await waitFor(() => livingTagged(tag).length === 0, 3000)
-      const left = await reap(tag)
-      assert.isFalse(hostRunning, "the host did not stop")
-      assert.deepStrictEqual(left, [], "processes left behind")
+      try {
+        let out = ""
+        host.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString()
+        })
+        host.stderr.on("data", (chunk: Buffer) => {
+          out += chunk.toString()
+        })
+        assert.isTrue(await waitFor(() => out.includes("ready"), 15_000), out)
+        // The host's own command line carries the tag too: the server's tree is the rest.
+        const tree = () => livingTagged(tag).filter((pid) => pid !== host.pid)
+        assert.isTrue(await waitFor(() => tree().length === 3, 5000), `server tree: ${tree().length}`)
+        const exited = new Promise<void>((resolve) => host.once("exit", () => resolve()))
+        host.kill(signal)
+        await Promise.race([exited, sleep(5000)])
+        const hostRunning = running(host.pid ?? 0)
+        if (hostRunning) host.kill("SIGKILL")
+        await waitFor(() => livingTagged(tag).length === 0, 3000)
+        const left = await reap(tag)
+        assert.isFalse(hostRunning, "the host did not stop")
+        assert.deepStrictEqual(left, [], "processes left behind")
+      } finally {
+        // Whatever failed above, nothing of this case is left running.
+        if (running(host.pid ?? 0)) host.kill("SIGKILL")
+        await reap(tag)
+      }
     })
   }
 })
