@@ -34,13 +34,15 @@ const withServer = async (
 ) => {
   const tag = newTag()
   const client = await connectStdio({ ...hostile(tag, args), shutdownTimeout: "500 millis", ...options })
+  let left: Array<number> = []
   try {
     await body(client, tag)
   } finally {
+    // Also when the case failed: whatever is left is reaped, so that no case litters the machine.
     await client.close()
+    await waitFor(() => livingTagged(tag).length === 0, 3000)
+    left = await reap(tag)
   }
-  await waitFor(() => livingTagged(tag).length === 0, 3000)
-  const left = await reap(tag)
   assert.deepStrictEqual(left, [], "processes left behind")
 }
 
