@@ -158,7 +158,7 @@ const connect = (options: StdioOptions) =>
       }
     }
 
-    const send = (message: OutboundMessage) => {
+    const write = (message: OutboundMessage): Effect.Effect<void, Ended | McpTransportError> => {
       if (endedWith !== undefined) return Effect.fail(endedWith)
       // The cancellation of a request that was never written: neither is written.
       const cancelled = cancelledId(message)
@@ -201,6 +201,8 @@ const connect = (options: StdioOptions) =>
           stdoutEnded()
         })
       })
+
+    const send = (message: OutboundMessage) => Effect.suspend(() => write(message))
 
     const connection: Connection = {
       kind: "stdio",
