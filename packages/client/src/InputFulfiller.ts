@@ -148,6 +148,12 @@ export interface InputHooks {
   readonly samplingTools?: boolean | undefined
   /** Declare `sampling.context`: `includeContext` other than "none" is acceptable (default false). */
   readonly samplingContext?: boolean | undefined
+  /**
+   * How many of these hooks may run at once, all kinds together (default 8). More requests than that wait
+   * their turn, first come first served: a server that sends thousands of sampling requests cannot run
+   * thousands of paid model calls at once.
+   */
+  readonly maxConcurrentHooks?: number | undefined
 }
 
 // -----------------------------------------------------------------------------

@@ -85,6 +85,11 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   readonly maxPages?: number | undefined
   /** How many `input_required` retries one call may take (default 8). */
   readonly maxInputRounds?: number | undefined
+  /**
+   * How many input requests one `input_required` round may carry (default 32); a round with more fails the
+   * call with `McpInvalidResponseError` before any hook runs.
+   */
+  readonly maxInputRequests?: number | undefined
   /** How many notifications a slow `notifications` subscriber may fall behind before it loses the oldest. */
   readonly notificationBuffer?: number | undefined
   /**

@@ -28,7 +28,7 @@ import type * as Scope from "effect/Scope"
 import * as http from "./internal/transport/http.js"
 import * as memory from "./internal/transport/memory.js"
 import * as stdio from "./internal/transport/stdio.js"
-import type { McpClosedError, McpServerGoneError, McpTransportError } from "./McpError.js"
+import type { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "./McpError.js"
 import type { JsonObject, OutboundMessage, RequestId } from "./McpSchema.js"
 
 /**
@@ -82,8 +82,11 @@ export interface Receiver {
   readonly message: (message: unknown, meta?: MessageMeta) => void
   /** A frame that is not JSON. */
   readonly malformed: (frame: string, reason: string) => void
-  /** The answer to this request will never come: its HTTP request failed or its response stream broke. */
-  readonly failed: (requestId: RequestId, error: McpTransportError | McpServerGoneError) => void
+  /**
+   * The answer to this request will never come: its HTTP request failed, its response stream broke, or it was
+   * past `maxMessageBytes` and was dropped (`McpInvalidResponseError`).
+   */
+  readonly failed: (requestId: RequestId, error: McpTransportError | McpServerGoneError | McpInvalidResponseError) => void
 }
 
 /**
@@ -164,6 +167,18 @@ export interface StdioOptions {
   readonly shutdownTimeout?: Duration.DurationInput | undefined
   /** How many bytes of the server's stderr to keep for error reports (default 8 KiB). */
   readonly stderrTailBytes?: number | undefined
+  /**
+   * The largest message the server may send, in bytes (default 16 MiB). A longer stdout line is dropped while
+   * it streams past (never held in memory), with a diagnostic, and the request it answers fails with
+   * `McpInvalidResponseError`.
+   */
+  readonly maxMessageBytes?: number | undefined
+  /**
+   * How many bytes may wait to be written to a server that does not read its stdin (default 64 MiB). Writes
+   * honour the pipe's backpressure; a message that would go past this fails at once with `McpTransportError`
+   * (`Write`), and a request that timed out or was interrupted before it was written is never written.
+   */
+  readonly maxQueuedBytes?: number | undefined
 }
 
 /**
@@ -296,6 +311,19 @@ export interface HttpOptions {
   readonly reconnectDelay?: Duration.DurationInput | undefined
   /** The longest delay between reconnection attempts (default 30 s). */
   readonly maxReconnectDelay?: Duration.DurationInput | undefined
+  /**
+   * The shortest delay before any reconnection, whatever the server's `retry` says (default 500 ms): a server
+   * that sends `retry: 0` and closes cannot make the client reconnect in a loop.
+   */
+  readonly minReconnectDelay?: Duration.DurationInput | undefined
+  /** At most this many reconnections of the legacy streams in any minute (default 30); past it they wait. */
+  readonly maxReconnectsPerMinute?: number | undefined
+  /**
+   * The largest message the server may send, in bytes (default 16 MiB), for JSON bodies and SSE events alike:
+   * past it the read stops, a diagnostic is reported and the request it answers fails with
+   * `McpInvalidResponseError`.
+   */
+  readonly maxMessageBytes?: number | undefined
   /** How many times in a row a dropped legacy stream is resumed before giving up (default 3). */
   readonly maxReconnectAttempts?: number | undefined
   /** How long the `DELETE` that ends a legacy session may take when the connection closes (default 2 s). */

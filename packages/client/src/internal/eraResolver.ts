@@ -35,15 +35,44 @@ const newestShared = (theirs: ReadonlyArray<string>, ours: ReadonlyArray<string>
 
 const SUPPORTED = [...MODERN_VERSIONS, ...LEGACY_VERSIONS]
 
-const legacy = (context: ProbeContext, version: string = LEGACY_VERSIONS[0] ?? "2025-11-25") =>
-  Effect.gen(function*() {
-    const raw = yield* context.request("initialize", context.initializeParams(version), {
+/** How many times one settlement may go to the modern probe (the first, and retries at `-32022`'s versions). */
+const MAX_PROBES = 1 + MODERN_VERSIONS.length
+
+const legacy = (
+  context: ProbeContext,
+  version: string = LEGACY_VERSIONS[0] ?? "2025-11-25",
+  attempts = MAX_PROBES
+): Effect.Effect<EraInfo, McpClientError> =>
+  // Suspended: the request must go to the connection current when it runs (after a restart, the new one).
+  Effect.suspend(() =>
+    context.request("initialize", context.initializeParams(version), {
       era: "legacy",
       protocolVersion: version,
       timeout: context.requestTimeout,
       limit: "request",
       cancellable: false
     })
+  ).pipe(
+    Effect.matchEffect({
+      onFailure: (error) => backToModern(context, error, attempts) ?? Effect.fail(error),
+      onSuccess: (raw) => initialized(context, raw)
+    })
+  )
+
+/**
+ * The fallback was wrong when `initialize` gets `-32022` naming a modern version we speak: the server is modern
+ * (e.g. it started slower than the probe timeout). Back to the modern path at that version, within the bound.
+ */
+const backToModern = (context: ProbeContext, error: RequestError, attempts: number) => {
+  if (error._tag !== "McpProtocolError" || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined
+  if (attempts >= MAX_PROBES || context.preference === "legacy") return undefined
+  const supported = Option.getOrUndefined(decodeUnsupported(error.data))
+  const modern = supported === undefined ? Option.none<string>() : newestShared(supported.supported, MODERN_VERSIONS)
+  return Option.isSome(modern) ? probe(context, modern.value, attempts + 1) : undefined
+}
+
+const initialized = (context: ProbeContext, raw: unknown) =>
+  Effect.gen(function*() {
     const result = yield* decodeWire(InitializeResult)(raw).pipe(
       Effect.mapError((e) => new McpInvalidResponseError({ method: "initialize", reason: e.message, response: raw }))
     )
@@ -105,7 +134,7 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
               ? Effect.fail(
                 new McpInvalidResponseError({ method: "server/discover", reason: "not a DiscoverResult", response: raw })
               )
-              : legacy(context)
+              : legacy(context, undefined, attempts)
           ))
         ),
       onFailure: (error): Effect.Effect<EraInfo, McpClientError> => {
@@ -114,7 +143,7 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
           case "McpProtocolError":
             return onProbeError(context, error, attempts)
           case "McpTimeoutError":
-            return context.preference === "modern" ? Effect.fail(error) : legacy(context)
+            return context.preference === "modern" ? Effect.fail(error) : legacy(context, undefined, attempts)
           case "McpServerGoneError":
             return onProbeExit(context, error)
           default:
@@ -131,7 +160,7 @@ const onProbeError = (context: ProbeContext, error: McpProtocolError, attempts: 
       // Retry at the newest shared modern version. It may be the one just refused: a stateless deployment
       // can route the retry to another instance; one retry settles it.
       const modern = newestShared(supported.supported, MODERN_VERSIONS)
-      if (Option.isSome(modern) && attempts < 1 + MODERN_VERSIONS.length) {
+      if (Option.isSome(modern) && attempts < MAX_PROBES) {
         return probe(context, modern.value, attempts + 1)
       }
       const old = newestShared(supported.supported, LEGACY_VERSIONS)
@@ -139,7 +168,7 @@ const onProbeError = (context: ProbeContext, error: McpProtocolError, attempts: 
       return Effect.fail(new McpUnsupportedVersionError({ offered: supported.supported, supported: SUPPORTED }))
     }
   }
-  return context.preference === "modern" ? Effect.fail(error) : legacy(context)
+  return context.preference === "modern" ? Effect.fail(error) : legacy(context, undefined, attempts)
 }
 
 /** HTTP statuses that say nothing about the era: authorization, rate limits, timeouts. */

@@ -10,6 +10,7 @@ import { McpDiagnostic } from "../McpDiagnostic.js"
 import type { Era } from "../McpTransport.js"
 import type { ElicitResult, Hook, InputHooks, InputRequestOf, ListRootsResult, Service } from "../InputFulfiller.js"
 import { InputRefused } from "../InputFulfiller.js"
+import * as Limiter from "./limiter.js"
 
 const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -176,6 +177,9 @@ const noRoots: ListRootsResult = { roots: [] }
 /** @internal */
 export const make = (hooks: InputHooks): Service => {
   const modes = hooks.elicitationModes ?? ["form"]
+  const limiter = Limiter.make(hooks.maxConcurrentHooks ?? 8)
+  const runBounded = <M extends string, A>(hook: Hook<M, A>, request: InputRequestOf<M>) =>
+    limiter.withPermit(runHook(hook, request))
   const rootsListChanged = hooks.onListRoots !== undefined
 
   const capabilities = (era: Era): ClientCapabilities => {
@@ -222,7 +226,7 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32602, "elicitation/create without a message", false)
           : refused(method, "elicitation/create without a message; declined").pipe(Effect.as(decline))
       }
-      return runHook(hook, { method, params: typed.value }).pipe(
+      return runBounded(hook, { method, params: typed.value }).pipe(
         Effect.flatMap(decodeWire(ElicitResultSchema)),
         Effect.flatMap((result) => {
           if (result.action !== "accept" || mode !== "form") {
@@ -252,7 +256,7 @@ export const make = (hooks: InputHooks): Service => {
       if (typed._tag === "None") {
         return refuse(method, -32602, "sampling/createMessage without messages and maxTokens", abandon)
       }
-      return runHook(hook, { method, params: typed.value }).pipe(
+      return runBounded(hook, { method, params: typed.value }).pipe(
         Effect.flatMap((result) =>
           decodeWire(CreateMessageResultSchema)(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
         ),
@@ -272,7 +276,7 @@ export const make = (hooks: InputHooks): Service => {
           ? refuse(method, -32601, "roots are not supported by this client", false)
           : refused(method, "roots were not declared; answered with no roots").pipe(Effect.as(noRoots))
       }
-      return runHook(hook, { method, params }).pipe(
+      return runBounded(hook, { method, params }).pipe(
         Effect.flatMap(decodeWire(ListRootsResultSchema)),
         Effect.flatMap((result) => {
           const bad = result.roots.filter((root) => !root.uri.startsWith("file://"))

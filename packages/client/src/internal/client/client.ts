@@ -27,6 +27,7 @@ import * as Pagination from "./pagination.js"
 import * as Progress from "./progress.js"
 import * as Request from "./request.js"
 import * as Tools from "./tools.js"
+import { invalidCall, notSent } from "./arguments.js"
 
 /** Methods a modern server may answer with `input_required`. */
 const INPUT_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"])
@@ -121,14 +122,19 @@ const service = (
     listTools: tools.listTools,
     callTool: tools.callTool,
     listPrompts: (listOptions) => list("prompts/list", ListPromptsResult, (page) => page.prompts, listOptions),
-    getPrompt: (name, args, callOptions) =>
-      requests.requestWithInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, callOptions)
-        .pipe(Effect.flatMap((last) => decodeGetPromptResult(last.result))),
+    getPrompt: (name, args, callOptions) => {
+      const invalid = invalidCall("prompts/get", "prompt name", name, args)
+      if (invalid !== undefined) return Effect.fail(invalid)
+      return requests.requestWithInput("prompts/get", args === undefined ? { name } : { name, arguments: args }, callOptions)
+        .pipe(Effect.flatMap((last) => decodeGetPromptResult(last.result)))
+    },
     listResources: (listOptions) => list("resources/list", ListResourcesResult, (page) => page.resources, listOptions),
     listResourceTemplates: (listOptions) =>
       list("resources/templates/list", ListResourceTemplatesResult, (page) => page.resourceTemplates, listOptions),
     readResource: (uri, callOptions) =>
-      withSession((current) =>
+      typeof uri !== "string" || uri === ""
+        ? Effect.fail(notSent("resources/read", `the URI must be a non-empty string, not ${uri === null ? "null" : typeof uri}`))
+        : withSession((current) =>
         pagination.cacheable(
           current,
           "resources/read",

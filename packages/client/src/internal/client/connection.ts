@@ -20,7 +20,8 @@ export interface Link {
   readonly scope: Scope.CloseableScope
   connectionScope: Scope.CloseableScope
   peer: Peer.Peer
-  readonly era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>
+  /** The settlement in progress or done; replaced when one fails, so that the next call settles again. */
+  era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>
   started: boolean
   /** The settled session, once the era is known: the fast path of every call after the first. */
   settled: Session | undefined
@@ -77,7 +78,7 @@ const openPeer = (
   context: ClientContext,
   handlers: Handlers,
   scope: Scope.Scope,
-  era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>
+  era: () => Deferred.Deferred<EraResolver.EraInfo, McpClientError>
 ) =>
   Effect.gen(function*() {
     const connection = yield* context.transport.connect
@@ -90,7 +91,7 @@ const openPeer = (
       onNotification: handlers.onNotification,
       onDiagnostic: context.report,
       onAnswered: handlers.onAnswered,
-      replyContext: replyContext(era)
+      replyContext: Effect.suspend(() => replyContext(era()))
     })
   }).pipe(Scope.extend(scope))
 
@@ -99,10 +100,11 @@ const openLink = (context: ClientContext, handlers: Handlers) =>
     const scope = yield* Scope.fork(context.scope, ExecutionStrategy.sequential)
     const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     const era = yield* Deferred.make<EraResolver.EraInfo, McpClientError>()
-    const peer = yield* openPeer(context, handlers, connectionScope, era).pipe(
+    const opening = { scope, connectionScope, era, started: false, settled: undefined }
+    const peer = yield* openPeer(context, handlers, connectionScope, () => opening.era).pipe(
       Effect.tapError(() => Scope.close(scope, Exit.void))
     )
-    const opened: Link = { scope, connectionScope, peer, era, started: false, settled: undefined }
+    const opened: Link = Object.assign(opening, { peer })
     return opened
   })
 
@@ -110,7 +112,7 @@ const restartLink = (context: ClientContext, handlers: Handlers, current: Link) 
   Effect.gen(function*() {
     yield* Scope.close(current.connectionScope, Exit.void)
     current.connectionScope = yield* Scope.fork(current.scope, ExecutionStrategy.sequential)
-    current.peer = yield* openPeer(context, handlers, current.connectionScope, current.era)
+    current.peer = yield* openPeer(context, handlers, current.connectionScope, () => current.era)
   })
 
 const probeContext = (context: ClientContext, handlers: Handlers, current: Link): EraResolver.ProbeContext => ({
@@ -157,6 +159,12 @@ export const make = (context: ClientContext, handlers: Handlers) =>
       })
     )
 
+    const forget = (current: Link) =>
+      Effect.map(Deferred.make<EraResolver.EraInfo, McpClientError>(), (fresh) => {
+        current.era = fresh
+        current.started = false
+      })
+
     const settle = (current: Link) => {
       const resolve = context.resolver.resolve(probeContext(context, handlers, current))
       return (context.telemetry === undefined ? resolve : context.telemetry.probe(resolve)).pipe(
@@ -164,7 +172,10 @@ export const make = (context: ClientContext, handlers: Handlers) =>
         Effect.onExit((exit) =>
           Exit.isInterrupted(exit)
             ? Deferred.fail(current.era, new McpClosedError({ reason: "closed while settling the era" }))
-            : Deferred.done(current.era, exit)
+            : Deferred.done(current.era, exit).pipe(
+              // A failed settlement is not remembered: those waiting get the failure, the next call settles again.
+              Effect.zipRight(Exit.isFailure(exit) ? forget(current) : Effect.void)
+            )
         ),
         Effect.forkIn(current.scope)
       )

@@ -31,6 +31,7 @@ export interface ClientContext {
   readonly maxTotalTimeout: Duration.Duration
   readonly maxPages: number
   readonly maxInputRounds: number
+  readonly maxInputRequests: number
   readonly notificationBuffer: number
   readonly clientInfo: Implementation
   readonly instanceId: string
@@ -65,6 +66,7 @@ export const make = (options: ClientOptions) =>
       maxTotalTimeout: Duration.decode(options.maxTotalTimeout ?? "10 minutes"),
       maxPages: options.maxPages ?? 100,
       maxInputRounds: options.maxInputRounds ?? 8,
+      maxInputRequests: options.maxInputRequests ?? 32,
       notificationBuffer: options.notificationBuffer ?? 1024,
       clientInfo: { name: options.clientName ?? "mcp-effect-client", version: options.clientVersion ?? CLIENT_VERSION },
       instanceId,

@@ -157,9 +157,18 @@ export const make = (
       )
     })
 
-  const serveInputs = (method: string, requests: InputRequiredResult["inputRequests"] & {}) =>
-    Effect.forEach(
-      Object.entries(requests),
+  const serveInputs = (method: string, requests: InputRequiredResult["inputRequests"] & {}) => {
+    const entries = Object.entries(requests)
+    if (entries.length > context.maxInputRequests) {
+      return Effect.fail(
+        new McpInvalidResponseError({
+          method,
+          reason: `input_required with ${entries.length} input requests, more than maxInputRequests (${context.maxInputRequests})`
+        })
+      )
+    }
+    return Effect.forEach(
+      entries,
       ([key, request]) => {
         const served = context.fulfiller.fulfil(request, "modern", context.report).pipe(
           Effect.map((response) => [key, response] as const),
@@ -169,8 +178,10 @@ export const make = (
         )
         return telemetry === undefined ? served : telemetry.input(request.method, key, served)
       },
+      // The hooks themselves are bounded by `maxConcurrentHooks` in the fulfiller.
       { concurrency: "unbounded" }
-    ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
+    ).pipe(Effect.map((served) => Object.fromEntries(served)))
+  }
 
   /** The retry of an `input_required` answer: the responses keyed like the requests, `requestState` echoed. */
   const nextRound = (method: string, state: Round, raw: unknown) =>

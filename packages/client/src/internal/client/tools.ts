@@ -17,6 +17,7 @@ import { decodeCallToolResult } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Progress } from "./progress.js"
 import type { Requests } from "./request.js"
+import { invalidCall } from "./arguments.js"
 
 /** @internal */
 export interface Tools {
@@ -131,6 +132,8 @@ export const make = (
     )
 
   const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
+    const invalid = invalidCall("tools/call", "tool name", name, args)
+    if (invalid !== undefined) return Effect.fail(invalid)
     const params = args === undefined ? { name } : { name, arguments: args }
     if (taskTools.has(name)) {
       return Effect.flatMap(session, (current) =>

@@ -7,6 +7,7 @@ import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import {
   type McpClosedError,
+  type McpInvalidResponseError,
   McpProtocolError,
   type McpServerGoneError,
   type McpTimeoutError,
@@ -17,7 +18,13 @@ import type { MessageMeta, SendContext } from "../../McpTransport.js"
 import type * as Deadline from "./deadline.js"
 
 /** @internal */
-export type AnswerError = McpProtocolError | McpServerGoneError | McpClosedError | McpTimeoutError | McpTransportError
+export type AnswerError =
+  | McpProtocolError
+  | McpServerGoneError
+  | McpClosedError
+  | McpTimeoutError
+  | McpTransportError
+  | McpInvalidResponseError
 
 /** @internal */
 export type Ended = McpServerGoneError | McpClosedError

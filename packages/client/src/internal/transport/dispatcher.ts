@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
-import type { McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { McpInvalidResponseError, type McpServerGoneError, type McpTransportError } from "../../McpError.js"
 import {
   decodeWire,
   isRecord,
@@ -56,7 +56,11 @@ export interface DispatchOptions {
 type Item =
   | { readonly _tag: "Message"; readonly message: unknown; readonly meta: MessageMeta | undefined }
   | { readonly _tag: "Malformed"; readonly frame: string; readonly reason: string }
-  | { readonly _tag: "Failed"; readonly id: RequestId; readonly error: McpTransportError | McpServerGoneError }
+  | {
+    readonly _tag: "Failed"
+    readonly id: RequestId
+    readonly error: McpTransportError | McpServerGoneError | McpInvalidResponseError
+  }
   | { readonly _tag: "End"; readonly reason: Ended }
 
 const decodeMessage = decodeWire(JsonRpcMessage)
@@ -153,7 +157,12 @@ export const make = (
           return options.onDiagnostic(McpDiagnostic.MalformedFrame({ frame: item.frame.slice(0, 2000), reason: item.reason }))
         case "Failed": {
           const entry = correlator.pending.get(item.id)
-          return entry === undefined ? Effect.void : Effect.sync(() => correlator.settle(entry, Exit.fail(item.error)))
+          if (entry === undefined) return Effect.void
+          // A transport that dropped an answer does not know which method it answered; the request does.
+          const error = item.error._tag === "McpInvalidResponseError"
+            ? new McpInvalidResponseError({ method: entry.method, reason: item.error.reason })
+            : item.error
+          return Effect.sync(() => correlator.settle(entry, Exit.fail(error)))
         }
         case "End":
           return onEnd(item.reason)

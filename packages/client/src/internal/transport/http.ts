@@ -27,12 +27,14 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, Service } from "../../McpTransport.js"
 import { encodeHeaderValue } from "../mcpHeaders.js"
 import { sseData, sseItems } from "./httpSse.js"
 import * as wire from "./httpWire.js"
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
+import * as ReconnectGate from "./reconnectGate.js"
 
 interface Request {
   readonly id: RequestId
@@ -56,6 +58,10 @@ interface State {
   readonly reconnectDelay: Duration.Duration
   readonly maxReconnectDelay: Duration.Duration
   readonly maxReconnects: number
+  /** The largest message: JSON bodies and SSE events past it are dropped. */
+  readonly maxMessageBytes: number
+  /** A floor on reconnection delays and a bound on reconnections a minute, whatever `retry` says. */
+  readonly gate: ReconnectGate.ReconnectGate
   /** The legacy session id, from the `initialize` response. */
   sessionId: string | undefined
   /** The negotiated legacy version, known once `notifications/initialized` went out. */
@@ -186,7 +192,7 @@ const consume = (
 ) =>
   Effect.gen(function*() {
     let answered = false
-    const broke = yield* sseItems(response.stream).pipe(
+    const broke = yield* sseItems(response.stream, state.maxMessageBytes).pipe(
       Stream.map((item) => {
         if (item._tag === "Retry") {
           position.retry = item.duration
@@ -205,7 +211,9 @@ const consume = (
       Effect.as(Option.none<string>()),
       Effect.catchAll((error) => Effect.succeed(Option.some(error.message)))
     )
-    return { answered, broke }
+    // An event past maxMessageBytes: on a request's own stream it is taken as its (dropped) answer.
+    const oversized = Option.isSome(broke) && /exceeded the maximum size/.test(broke.value)
+    return { answered, broke, oversized }
   })
 
 // --- connection end --------------------------------------------------------------------------------------
@@ -255,6 +263,13 @@ const httpFailure = (
       detail: `${what}: HTTP ${status}${body === "" ? "" : `: ${body}`}`
     })
   })
+
+/** The answer to `request` was past `maxMessageBytes`: a diagnostic, and the request fails. */
+const tooLarge = (state: State, request: Request, bytes: number) => {
+  const reason = `larger than maxMessageBytes (${state.maxMessageBytes} bytes): dropped after ${bytes} bytes`
+  state.receiver.malformed(`(the answer to ${request.method}, id ${JSON.stringify(request.id)})`, reason)
+  return Effect.fail(new McpInvalidResponseError({ method: request.method, reason: `the answer was ${reason}` }))
+}
 
 const lost = (request: Request, how: string) =>
   new McpServerGoneError({
@@ -308,7 +323,7 @@ const resume = (state: State, request: Request, position: Position, protocolVers
     let failure = how
     for (let attempt = 1; attempt <= state.maxReconnects; attempt++) {
       if (position.lastEventId === undefined) break
-      yield* Effect.sleep(backoff(state, attempt, position))
+      yield* Effect.sleep(yield* state.gate.delay(backoff(state, attempt, position)))
       const outcome = yield* resumeOnce(state, request, position, protocolVersion)
       if (outcome.answered) return
       failure = Option.getOrElse(outcome.broke, () => "ended again")
@@ -333,6 +348,7 @@ const readAnswer = (
     if (type === wire.SSE) {
       const position: Position = { lastEventId: undefined, retry: undefined }
       const outcome = yield* consume(state, response, request, position)
+      if (outcome.oversized) return yield* tooLarge(state, request, state.maxMessageBytes)
       if (outcome.answered) return
       const how = Option.match(outcome.broke, { onNone: () => "ended", onSome: (reason) => `broke (${reason})` })
       // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
@@ -340,9 +356,11 @@ const readAnswer = (
       return yield* resume(state, request, position, context.protocolVersion, how)
     }
     if (wire.isJsonType(type)) {
-      const text = yield* response.text.pipe(
+      const body = yield* wire.readBounded(response, state.maxMessageBytes).pipe(
         Effect.mapError((error) => lost(request, `broke (${wire.describeCause(error)})`))
       )
+      if ("oversized" in body) return yield* tooLarge(state, request, body.oversized)
+      const text = body.text
       if (deliver(state, text, request, status)) return
       return yield* new McpTransportError({
         reason: "Http",
@@ -457,7 +475,9 @@ const getStream = (state: State) =>
           `mcp http: the GET stream failed ${failures} times in a row; server-initiated messages outside requests are no longer received`
         )
       }
-      yield* Effect.sleep(outcome === "ended" ? position.retry ?? state.reconnectDelay : backoff(state, failures, position))
+      yield* Effect.sleep(
+        yield* state.gate.delay(outcome === "ended" ? position.retry ?? state.reconnectDelay : backoff(state, failures, position))
+      )
     }
   }).pipe(Effect.catchTag("McpServerGoneError", () => Effect.void))
 
@@ -539,6 +559,11 @@ const connect = (client: wire.Client, options: HttpOptions) =>
       reconnectDelay: Duration.decode(options.reconnectDelay ?? "1 second"),
       maxReconnectDelay: Duration.decode(options.maxReconnectDelay ?? "30 seconds"),
       maxReconnects: options.maxReconnectAttempts ?? 3,
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      gate: ReconnectGate.make(
+        Duration.decode(options.minReconnectDelay ?? "500 millis"),
+        options.maxReconnectsPerMinute ?? 30
+      ),
       sessionId: undefined,
       protocolVersion: undefined,
       getStream: false,

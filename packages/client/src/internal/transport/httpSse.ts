@@ -12,12 +12,15 @@ import * as Stream from "effect/Stream"
  *
  * @internal
  */
-export const sseItems = <E>(bytes: Stream.Stream<Uint8Array, E>): Stream.Stream<Sse.AnyEvent, E | Sse.SseError> =>
+export const sseItems = <E>(
+  bytes: Stream.Stream<Uint8Array, E>,
+  maxEventSize?: number
+): Stream.Stream<Sse.AnyEvent, E | Sse.SseError> =>
   Stream.suspend(() => {
     let pending: Array<Sse.AnyEvent> = []
     const parser = Sse.makeParser((item) => {
       pending.push(item)
-    })
+    }, { maxEventSize })
     return bytes.pipe(
       Stream.decodeText(),
       Stream.mapChunksEffect((chunk) => {

@@ -12,6 +12,8 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { McpTransportError } from "../../McpError.js"
 import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
+import * as Stream from "effect/Stream"
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
 
 /** @internal */
 export type Client = HttpClient.HttpClient.With<HttpClientError.HttpClientError>
@@ -47,8 +49,44 @@ export const describeCause = (error: HttpClientError.HttpClientError): string =>
 }
 
 /** @internal */
-export const readText = (response: HttpClientResponse.HttpClientResponse) =>
-  response.text.pipe(Effect.orElseSucceed(() => ""))
+export const readText = (response: HttpClientResponse.HttpClientResponse, max = DEFAULT_MAX_MESSAGE_BYTES) =>
+  readBounded(response, max).pipe(
+    Effect.map((body) => "text" in body ? body.text : ""),
+    Effect.orElseSucceed(() => "")
+  )
+
+const textDecoder = new TextDecoder()
+
+/**
+ * A response body read whole, but never past `max` bytes: a declared or actual length past it stops the read
+ * (the response is let go with its request's scope) and says how far it got.
+ *
+ * @internal
+ */
+export const readBounded = (response: HttpClientResponse.HttpClientResponse, max: number) =>
+  Effect.gen(function*() {
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > max) return { oversized: declared } as const
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    yield* response.stream.pipe(
+      Stream.takeWhile((chunk) => {
+        size += chunk.length
+        if (size > max) return false
+        parts.push(chunk)
+        return true
+      }),
+      Stream.runDrain
+    )
+    if (size > max) return { oversized: size } as const
+    const body = new Uint8Array(size)
+    let at = 0
+    for (const part of parts) {
+      body.set(part, at)
+      at += part.length
+    }
+    return { text: textDecoder.decode(body) } as const
+  })
 
 /** What one HTTP request is: everything but the headers the wire adds. @internal */
 export interface Outgoing {

@@ -6,17 +6,24 @@
  * Behaviour is that of the portable transport (`McpTransport.layerStdio`): the safe environment, no shell,
  * the last bytes of stderr kept for the error report, the exit reported once stdout has been read to its end,
  * and shutdown as the spec says (close stdin, wait; SIGTERM, wait; SIGKILL), to the whole process group, so
- * a server started through a wrapper (`npx`) goes with its children.
+ * a server started through a wrapper (`npx`) goes with its children; then whatever is left of the group
+ * (children of a server that exited by itself) is ended too. Bounds a hostile server cannot push past: a stdout
+ * line over `maxMessageBytes` is dropped while it streams past; the bytes waiting for a server that does not
+ * read its stdin are bounded by `maxQueuedBytes`, written with the pipe's backpressure; the end of stdout is
+ * the end of the connection.
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { type ChildProcess, spawn } from "node:child_process"
-import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
-import type { OutboundMessage } from "../../McpSchema.js"
+import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
 import { deliverFrame } from "./frames.js"
+import * as LineFramer from "./lineFramer.js"
+import * as Outbox from "./outbox.js"
+import * as ProcessGroups from "./processGroups.js"
 import { childEnvironment } from "./stdio.js"
 
 type Ended = McpServerGoneError | McpClosedError
@@ -41,32 +48,18 @@ const tailKeeper = (max: number) => {
   }
 }
 
-/** Split stdout into lines (`\n` or `\r\n`) and hand each non-empty one over. */
-const lineReader = (receiver: Receiver) => {
-  let buffer = ""
-  const line = (text: string) => {
-    const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text
-    if (trimmed.trim() !== "") deliverFrame(trimmed, receiver)
-  }
-  return {
-    data: (chunk: string) => {
-      buffer += chunk
-      let newline = buffer.indexOf("\n")
-      if (newline < 0) return
-      let start = 0
-      while (newline >= 0) {
-        line(buffer.slice(start, newline))
-        start = newline + 1
-        newline = buffer.indexOf("\n", start)
-      }
-      buffer = buffer.slice(start)
-    },
-    end: () => {
-      if (buffer !== "") line(buffer)
-      buffer = ""
+/**
+ * Split stdout into lines (`\n` or `\r\n`) and hand each non-empty one over; a line past `maxBytes` is dropped
+ * as it streams past: a diagnostic, and the request it answered (if its id is readable) fails.
+ */
+const lineReader = (receiver: Receiver, maxBytes: number) =>
+  LineFramer.make(maxBytes, (line) => deliverFrame(line, receiver), (dropped) => {
+    const reason = `larger than maxMessageBytes (${maxBytes} bytes): dropped after ${dropped.bytes} bytes`
+    receiver.malformed(dropped.head, reason)
+    if (dropped.id !== undefined) {
+      receiver.failed(dropped.id, new McpInvalidResponseError({ method: "(answer)", reason: `the answer was ${reason}` }))
     }
-  }
-}
+  })
 
 const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
   try {
@@ -85,15 +78,18 @@ const exited = (child: ChildProcess, grace: Duration.Duration) =>
     return Effect.sync(() => child.off("exit", done))
   }).pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
 
-/** Close stdin, wait; SIGTERM to the group, wait; SIGKILL. */
+/** Close stdin, wait; SIGTERM to the group, wait; SIGKILL; then what is left of the group. */
 const shutdown = (child: ChildProcess, grace: Duration.Duration) =>
   Effect.gen(function*() {
     child.stdin?.end()
-    if (yield* exited(child, grace)) return
-    signalGroup(child, "SIGTERM")
-    if (yield* exited(child, grace)) return
-    signalGroup(child, "SIGKILL")
-    yield* exited(child, grace)
+    if (!(yield* exited(child, grace))) {
+      signalGroup(child, "SIGTERM")
+      if (!(yield* exited(child, grace))) {
+        signalGroup(child, "SIGKILL")
+        yield* exited(child, grace)
+      }
+    }
+    if (child.pid !== undefined) yield* ProcessGroups.terminate(child.pid, grace)
   })
 
 const start = (options: StdioOptions) =>
@@ -119,7 +115,10 @@ const start = (options: StdioOptions) =>
 const connect = (options: StdioOptions) =>
   Effect.gen(function*() {
     const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
-    const child = yield* Effect.acquireRelease(start(options), (child) => shutdown(child, grace))
+    const child = yield* Effect.acquireRelease(
+      start(options).pipe(Effect.tap((child) => Effect.sync(() => ProcessGroups.register(child.pid ?? 0)))),
+      (child) => shutdown(child, grace)
+    )
     const ended = yield* Deferred.make<Ended>()
     let endedWith: Ended | undefined
     const tail = tailKeeper(options.stderrTailBytes ?? 8192)
@@ -141,32 +140,66 @@ const connect = (options: StdioOptions) =>
     child.once("exit", (code, signal) => setTimeout(() => gone(code, signal), 1000).unref())
     yield* Effect.addFinalizer(() => Effect.sync(() => end(new McpClosedError({}))))
 
+    const outbox = Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024)
+    let blocked = false
+    /** Write what waits, one message at a time, until the pipe asks to wait for `drain`. */
+    const pump = () => {
+      const stdin = child.stdin
+      while (!blocked && stdin !== null) {
+        const bytes = outbox.next()
+        if (bytes === undefined) return
+        if (!stdin.write(bytes)) {
+          blocked = true
+          stdin.once("drain", () => {
+            blocked = false
+            pump()
+          })
+        }
+      }
+    }
+
     const write = (message: OutboundMessage): Effect.Effect<void, Ended | McpTransportError> => {
       if (endedWith !== undefined) return Effect.fail(endedWith)
+      // The cancellation of a request that was never written: neither is written.
+      const cancelled = cancelledId(message)
+      if (cancelled !== undefined && outbox.cancel(cancelled)) return Effect.void
       let line: string
       try {
         line = JSON.stringify(message) + "\n"
       } catch (cause) {
         return Effect.fail(new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause }))
       }
+      const refused = outbox.offer(Buffer.from(line), "id" in message && "method" in message ? message.id : undefined)
+      if (refused !== undefined) return Effect.fail(new McpTransportError({ reason: "Write", detail: refused }))
       const stdin = child.stdin
-      if (stdin !== null) {
+      if (stdin !== null && !blocked) {
         // Messages written in the same tick go out in one write.
         if (stdin.writableCorked === 0) {
           stdin.cork()
           process.nextTick(() => stdin.uncork())
         }
-        stdin.write(line)
+        pump()
       }
       return Effect.void
     }
 
+    // The end of stdout is the end of the connection: a server that closed it but keeps running is gone too
+    // (after a moment in which an exit would report itself), and it is stopped.
+    const stdoutEnded = () =>
+      setTimeout(() => {
+        if (endedWith !== undefined) return
+        end(new McpServerGoneError({ reason: `${describeCommand(options)} closed its stdout`, stderrTail: tail.text() }))
+        signalGroup(child, "SIGTERM")
+      }, 1000).unref()
+
     const receive = (receiver: Receiver) =>
       Effect.sync(() => {
-        const reader = lineReader(receiver)
-        child.stdout?.setEncoding("utf8")
+        const reader = lineReader(receiver, options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES)
         child.stdout?.on("data", reader.data)
-        child.stdout?.once("end", reader.end)
+        child.stdout?.once("end", () => {
+          reader.end()
+          stdoutEnded()
+        })
       })
 
     const send = (message: OutboundMessage) => Effect.suspend(() => write(message))
@@ -181,6 +214,12 @@ const connect = (options: StdioOptions) =>
     }
     return connection
   })
+
+const cancelledId = (message: OutboundMessage): RequestId | undefined => {
+  if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return undefined
+  const id = isRecord(message.params) ? message.params["requestId"] : undefined
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
 
 /** @internal */
 export const make = (options: StdioOptions): Service => ({ connect: connect(options) })

@@ -15,6 +15,7 @@ import * as Scope from "effect/Scope"
 import type { McpDiagnostic } from "../../McpDiagnostic.js"
 import {
   McpClosedError,
+  type McpInvalidResponseError,
   type McpProtocolError,
   type McpServerGoneError,
   McpTimeoutError,
@@ -36,7 +37,13 @@ export type {
 } from "./correlator.js"
 
 /** @internal */
-export type RequestError = McpProtocolError | McpTimeoutError | McpServerGoneError | McpClosedError | McpTransportError
+export type RequestError =
+  | McpProtocolError
+  | McpTimeoutError
+  | McpServerGoneError
+  | McpClosedError
+  | McpTransportError
+  | McpInvalidResponseError
 
 /** @internal */
 export interface Peer {

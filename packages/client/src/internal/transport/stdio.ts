@@ -1,5 +1,6 @@
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -8,10 +9,13 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
-import type { OutboundMessage } from "../../McpSchema.js"
+import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
 import { deliverFrame } from "./frames.js"
+import * as LineFramer from "./lineFramer.js"
+import * as Outbox from "./outbox.js"
+import * as ProcessGroups from "./processGroups.js"
 
 /** @internal */
 export const SAFE_ENV_KEYS: ReadonlyArray<string> = [
@@ -63,6 +67,17 @@ const appendTail = (max: number) => (tail: Uint8Array, chunk: Uint8Array): Uint8
   return next
 }
 
+const encoder = new TextEncoder()
+
+/** Written after every message, in the same chunk: the stdin sink then waits for `drain` after the message. */
+const EMPTY = new Uint8Array(0)
+
+const cancelledId = (message: OutboundMessage): RequestId | undefined => {
+  if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return undefined
+  const id = isRecord(message.params) ? message.params["requestId"] : undefined
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
+
 const describeCommand = (options: StdioOptions) => [options.command, ...(options.args ?? [])].join(" ")
 
 /** @internal */
@@ -86,6 +101,11 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
       )
     )
 
+    const pgid = Number(proc.pid)
+    ProcessGroups.register(pgid)
+    // Registered first, so it runs last: after the server itself was stopped (below), whatever it left.
+    yield* Effect.addFinalizer(() => ProcessGroups.terminate(pgid, grace))
+
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     // Completes when stdout has been read to its end, so that what came before the exit is handed over first.
     const drained = yield* Deferred.make<void>()
@@ -97,12 +117,19 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
     )
     const readTail = Ref.get(stderrTail).pipe(Effect.map((bytes) => new TextDecoder().decode(bytes)))
 
-    // Outbound: one long-lived queue feeds stdin; `None` closes stdin once everything before it is written.
-    const outbox = yield* Queue.unbounded<Option.Option<string>>()
-    const writer = yield* Stream.fromQueue(outbox).pipe(
-      Stream.takeWhile(Option.isSome),
-      Stream.map((line) => Option.getOrElse(line, () => "") + "\n"),
-      Stream.encodeText,
+    // Outbound: a bounded outbox feeds stdin one message at a time; each message is followed, in the same
+    // chunk, by an empty write, so that the stdin sink waits for `drain` after it (the pipe's backpressure).
+    const outbox = Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024)
+    const wakeups = yield* Queue.unbounded<boolean>()
+    let closing = false
+    const nextBytes: Effect.Effect<Uint8Array, Option.Option<never>> = Effect.suspend(() => {
+      const bytes = outbox.next()
+      if (bytes !== undefined) return Effect.succeed(bytes)
+      if (closing) return Effect.fail(Option.none())
+      return Effect.zipRight(Queue.take(wakeups), nextBytes)
+    })
+    const writer = yield* Stream.repeatEffectOption(nextBytes).pipe(
+      Stream.mapChunks(Chunk.flatMap((bytes) => Chunk.make(bytes, EMPTY))),
       Stream.run(proc.stdin),
       Effect.ignore,
       Effect.forkScoped
@@ -135,7 +162,8 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* Deferred.succeed(ended, new McpClosedError({}))
-        yield* Queue.offer(outbox, Option.none())
+        closing = true
+        yield* Queue.offer(wakeups, true)
         const exited = yield* Fiber.await(writer).pipe(
           Effect.zipRight(proc.exitCode),
           Effect.interruptible,
@@ -152,27 +180,56 @@ const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOption
       Effect.gen(function*() {
         const done = yield* Deferred.poll(ended)
         if (Option.isSome(done)) return yield* Effect.flatMap(done.value, (reason) => Effect.fail(reason))
+        // The cancellation of a request that was never written: neither is written.
+        const cancelled = cancelledId(message)
+        if (cancelled !== undefined && outbox.cancel(cancelled)) return
         const line = yield* Effect.try({
           try: () => JSON.stringify(message),
           catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
         })
-        yield* Queue.offer(outbox, Option.some(line))
+        const refused = outbox.offer(encoder.encode(line + "\n"), "id" in message && "method" in message ? message.id : undefined)
+        if (refused !== undefined) return yield* new McpTransportError({ reason: "Write", detail: refused })
+        yield* Queue.offer(wakeups, true)
       })
 
-    const receive = (receiver: Receiver) =>
-      proc.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.runForEachChunk((lines) =>
-          Effect.sync(() => {
-            for (const line of lines) if (line.trim() !== "") deliverFrame(line, receiver)
-          })
-        ),
-        Effect.ignore,
-        Effect.ensuring(Deferred.succeed(drained, undefined)),
-        Effect.forkScoped,
-        Effect.asVoid
+    // The end of stdout is the end of the connection: a server that closed it but keeps running is gone too
+    // (after a moment in which an exit would report itself), and it is stopped.
+    const stdoutEnded = Deferred.await(ended).pipe(
+      Effect.timeoutOption("1 second"),
+      Effect.flatMap((done) =>
+        Option.isSome(done) ? Effect.void : readTail.pipe(
+          Effect.flatMap((tail) =>
+            Deferred.succeed(
+              ended,
+              new McpServerGoneError({ reason: `${describeCommand(options)} closed its stdout`, stderrTail: tail })
+            )
+          ),
+          Effect.zipRight(Effect.sync(() => ProcessGroups.signalGroup(pgid, "SIGTERM")))
+        )
       )
+    )
+
+    const receive = (receiver: Receiver) =>
+      Effect.suspend(() => {
+        const maxBytes = options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
+        const framer = LineFramer.make(maxBytes, (line) => deliverFrame(line, receiver), (dropped) => {
+          const reason = `larger than maxMessageBytes (${maxBytes} bytes): dropped after ${dropped.bytes} bytes`
+          receiver.malformed(dropped.head, reason)
+          if (dropped.id !== undefined) {
+            receiver.failed(dropped.id, new McpInvalidResponseError({ method: "(answer)", reason: `the answer was ${reason}` }))
+          }
+        })
+        return proc.stdout.pipe(
+          Stream.runForEach((chunk) => Effect.sync(() => framer.data(chunk))),
+          Effect.ignore,
+          Effect.zipRight(Effect.sync(framer.end)),
+          Effect.zipRight(Deferred.succeed(drained, undefined)),
+          Effect.zipRight(stdoutEnded),
+          Effect.onInterrupt(() => Deferred.succeed(drained, undefined)),
+          Effect.forkScoped,
+          Effect.asVoid
+        )
+      })
 
     const connection: Connection = {
       kind: "stdio",

@@ -1,0 +1,122 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+
+/**
+ * The process groups of the servers this process started. Every stdio server is spawned `detached` (a group
+ * of its own, so that Ctrl-C in a terminal does not reach it behind the client's back), which means nothing
+ * ends its children when the server itself exits, or when this process is told to stop. This module does:
+ *
+ * - `terminate(pgid)` signals the whole group, whether its leader is still running or not, then checks which
+ *   members are still running (zombies do not count).
+ * - While any group is registered, SIGINT, SIGTERM and SIGHUP to this process end every group (SIGTERM) before
+ *   the signal takes its usual course: when nothing else listens for it, the handler is removed and the signal
+ *   raised again, so the process stops as it would have; when the program has its own handler (e.g.
+ *   `NodeRuntime.runMain`, which interrupts the program so that scopes close), that handler decides. On
+ *   `exit`, whatever is still registered is SIGKILLed.
+ * - Nothing survives a SIGKILL of this process that way: servers that exit when their stdin closes do, their
+ *   children and servers that ignore stdin do not (see the README).
+ *
+ * @internal
+ */
+
+const groups = new Set<number>()
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+let installed = false
+
+const signalAll = (signal: NodeJS.Signals) => {
+  for (const pgid of groups) signalGroup(pgid, signal)
+}
+
+const onSignal = (signal: NodeJS.Signals) => {
+  signalAll("SIGTERM")
+  if (process.listenerCount(signal) > 1) return // the program handles it
+  uninstall()
+  process.kill(process.pid, signal)
+}
+
+const onExit = () => signalAll("SIGKILL")
+
+const install = () => {
+  if (installed) return
+  installed = true
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  process.on("exit", onExit)
+}
+
+const uninstall = () => {
+  if (!installed) return
+  installed = false
+  for (const signal of SIGNALS) process.off(signal, onSignal)
+  process.off("exit", onExit)
+}
+
+/** Remember a server's process group while it may have members. @internal */
+export const register = (pgid: number): void => {
+  groups.add(pgid)
+  install()
+}
+
+/** Forget a group whose members are all gone. @internal */
+export const unregister = (pgid: number): void => {
+  groups.delete(pgid)
+  if (groups.size === 0) uninstall()
+}
+
+/** Send `signal` to every process of the group; `false` when the group has no process left. @internal */
+export const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
+  try {
+    process.kill(-pgid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether any member of the group is still running. On Linux, read from /proc so that zombies (exited, not yet
+ * reaped by an init that does not reap) do not count; elsewhere, whether the group can still be signalled.
+ *
+ * @internal
+ */
+export const hasRunningMembers = (pgid: number): boolean => {
+  let entries: Array<string>
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return signalGroup(pgid, 0)
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      // fields: state, ppid, pgrp, ...
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false
+}
+
+const realSleep = (millis: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
+
+/**
+ * End what is left of a server's process group (children of a server that exited by itself, or that died by a
+ * signal): SIGTERM, a wait of up to `grace` (real time: this watches the OS, not the program's clock), then
+ * SIGKILL; the group is forgotten.
+ *
+ * @internal
+ */
+export const terminate = (pgid: number, grace: Duration.Duration): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (pgid <= 0 || !hasRunningMembers(pgid)) return
+    signalGroup(pgid, "SIGTERM")
+    const deadline = Date.now() + Duration.toMillis(grace)
+    while (Date.now() < deadline) {
+      yield* realSleep(25)
+      if (!hasRunningMembers(pgid)) return
+    }
+    signalGroup(pgid, "SIGKILL")
+  }).pipe(Effect.ensuring(Effect.sync(() => unregister(pgid))))
