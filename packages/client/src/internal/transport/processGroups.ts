@@ -9,11 +9,11 @@ import * as fs from "node:fs"
  *
  * - `terminate(pgid)` signals the whole group, whether its leader is still running or not, then checks which
  *   members are still running (zombies do not count).
- * - While any group is registered, SIGINT, SIGTERM and SIGHUP to this process end every group (SIGTERM) before
- *   the signal takes its usual course: when nothing else listens for it, the handler is removed and the signal
- *   raised again, so the process stops as it would have; when the program has its own handler (e.g.
- *   `NodeRuntime.runMain`, which interrupts the program so that scopes close), that handler decides. On
- *   `exit`, whatever is still registered is SIGKILLed.
+ * - While any group is registered, SIGINT, SIGTERM and SIGHUP to this process that nothing else listens for end
+ *   every group (SIGTERM), then the handler is removed and the signal raised again, so the process stops as it
+ *   would have. When the program has its own handler (e.g. `NodeRuntime.runMain`, which interrupts the program
+ *   so that scopes close and servers are stopped in order), that handler decides. On `exit`, whatever is still
+ *   registered is SIGKILLed.
  * - Nothing survives a SIGKILL of this process that way: servers that exit when their stdin closes do, their
  *   children and servers that ignore stdin do not (see the README).
  *
@@ -29,8 +29,11 @@ const signalAll = (signal: NodeJS.Signals) => {
 }
 
 const onSignal = (signal: NodeJS.Signals) => {
+  // The program handles it (e.g. `NodeRuntime.runMain` interrupts it): its scopes end the servers in order,
+  // after a call in flight has been cancelled on the wire, and `exit` ends whatever is left. This listener runs
+  // first (it is prepended), so a program handler that removes itself when it runs is still counted.
+  if (process.listenerCount(signal) > 1) return
   signalAll("SIGTERM")
-  if (process.listenerCount(signal) > 1) return // the program handles it
   uninstall()
   process.kill(process.pid, signal)
 }
@@ -40,7 +43,7 @@ const onExit = () => signalAll("SIGKILL")
 const install = () => {
   if (installed) return
   installed = true
-  for (const signal of SIGNALS) process.on(signal, onSignal)
+  for (const signal of SIGNALS) process.prependListener(signal, onSignal)
   process.on("exit", onExit)
 }
 
