@@ -9,6 +9,8 @@
  *    Each run's full output goes to packages/conformance/dist/conformance-<revision>.log.
  * 3. Runs the client scenarios in neither requirement set, one `conformance client --scenario NAME` each:
  *    the authorization extensions and the 2025-03-26 back-compatibility paths (EXTENSIONS below).
+ *    A scenario that fails inside a set's parallel run is run once more alone (its log:
+ *    conformance-<scenario>.log) and counted by that second run; the output names every such scenario.
  * 4. Prints one line per requirement set, `<revision>: N passed, M failed`, counting the scored client
  *    scenarios outside the baseline, and `extensions: N passed, M failed`; exits non-zero if any run had a
  *    failure not in the baseline (or a baseline entry that now passes) or an extension scenario failed. The
@@ -106,24 +108,16 @@ const scoredClientScenarios = (revision) => {
 const clientTimeout = 90_000
 const cacheDir = path.join(pkg, "dist/compile-cache")
 
-const runSet = (revision) =>
+/**
+ * One run of the suite's runner (under Node 22) with our bundled client (on the machine's Node, like any user's
+ * program), its output written to `dist/conformance-<logName>.log`; resolves with the exit code and the output.
+ */
+const runRunner = (selection, logName) =>
   new Promise((resolve) => {
-    const log = createWriteStream(path.join(pkg, "dist", `conformance-${revision}.log`))
+    const log = createWriteStream(path.join(pkg, "dist", `conformance-${logName}.log`))
     const child = spawn(
       node22,
-      [
-        cli,
-        "client",
-        "--command",
-        // Our client runs on the machine's Node, like any user's program; only the runner needs 22.
-        `${process.execPath} ${bundle}`,
-        "--requirements",
-        revision,
-        "--expected-failures",
-        baseline,
-        "--timeout",
-        String(clientTimeout)
-      ],
+      [cli, "client", "--command", `${process.execPath} ${bundle}`, ...selection, "--timeout", String(clientTimeout)],
       {
         cwd: root,
         stdio: ["ignore", "pipe", "pipe"],
@@ -138,52 +132,36 @@ const runSet = (revision) =>
       }
     )
     let stdout = ""
+    let output = ""
     child.stdout.on("data", (chunk) => {
       stdout += chunk
+      output += chunk
       log.write(chunk)
       if (verbose) process.stdout.write(chunk)
     })
+    // The runner prints a single scenario's verdict on stderr.
     child.stderr.on("data", (chunk) => {
+      output += chunk
       log.write(chunk)
       if (verbose) process.stderr.write(chunk)
     })
-    child.on("close", (code) => log.end(() => resolve({ revision, code: code ?? 1, stdout })))
+    child.on("close", (code) => log.end(() => resolve({ code: code ?? 1, stdout, output })))
   })
+
+/** One requirement set, against the baseline. */
+const runSet = (revision) =>
+  runRunner(["--requirements", revision, "--expected-failures", baseline], revision).then(({ code, stdout }) => ({
+    revision,
+    code,
+    stdout
+  }))
 
 /** One scenario on its own: passed when the runner's verdict is PASSED. */
 const runScenario = (name) =>
-  new Promise((resolve) => {
-    const log = createWriteStream(path.join(pkg, "dist", `conformance-${name.replace(/\//g, "_")}.log`))
-    const child = spawn(
-      node22,
-      [cli, "client", "--command", `${process.execPath} ${bundle}`, "--scenario", name, "--timeout", String(clientTimeout)],
-      {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...process.env,
-          NO_COLOR: "1",
-          MCP_EFFECT_DEADLINE_MS: String(clientTimeout - 5_000),
-          NODE_COMPILE_CACHE: cacheDir
-        }
-      }
-    )
-    let output = ""
-    child.stdout.on("data", (chunk) => {
-      output += chunk
-      log.write(chunk)
-      if (verbose) process.stdout.write(chunk)
-    })
-    // The runner prints its verdict on stderr.
-    child.stderr.on("data", (chunk) => {
-      output += chunk
-      log.write(chunk)
-      if (verbose) process.stderr.write(chunk)
-    })
-    child.on("close", (code) =>
-      log.end(() => resolve({ name, passed: code === 0 && /OVERALL: PASSED/u.test(plain(output)) }))
-    )
-  })
+  runRunner(["--scenario", name], name.replace(/\//g, "_")).then(({ code, output }) => ({
+    name,
+    passed: code === 0 && /OVERALL: PASSED/u.test(plain(output))
+  }))
 
 // eslint-disable-next-line no-control-regex
 const plain = (text) => text.replace(/\u001b\[[0-9;]*m/g, "")
@@ -215,18 +193,32 @@ for (const { revision, code, stdout } of results) {
   for (const match of text.matchAll(/^([✓✗]) (\S+): \d+ passed, \d+ failed/gmu)) outcome.set(match[2], match[1] === "✓")
   const scored = scoredClientScenarios(revision)
   const missing = scored.filter((name) => !outcome.has(name))
+  const unexpected = [...text.matchAll(/^\s+✗ (\S+)$/gmu)].map((match) => match[1])
+  const stale = [...text.matchAll(/^\s+✓ (\S+)$/gmu)].map((match) => match[1])
+  // The runner starts every scenario of a set at once; on a loaded machine a scenario's server can drop a kept-alive
+  // socket or answer too late. A scenario that failed there is run once more, alone, and reported as such.
+  const recovered = []
+  for (const name of unexpected) {
+    if ((await runScenario(name)).passed) {
+      recovered.push(name)
+      outcome.set(name, true)
+    }
+  }
+  const stillFailing = unexpected.filter((name) => !recovered.includes(name))
   // The closing counts leave out the baseline entries (none today): they say how the rest fared.
   const counted = scored.filter((name) => !expected.has(name))
   const passed = counted.filter((name) => outcome.get(name) === true).length
   const failed = counted.length - passed
-  const unexpected = [...text.matchAll(/^\s+✗ (\S+)$/gmu)].map((match) => match[1])
-  const stale = [...text.matchAll(/^\s+✓ (\S+)$/gmu)].map((match) => match[1])
   console.log(`\n== ${revision} ==`)
   for (const name of scored) console.log(`  ${outcome.get(name) === true ? "✓" : "✗"} ${name}`)
-  if (unexpected.length > 0) console.log(`  unexpected failures: ${unexpected.join(", ")}`)
+  if (stillFailing.length > 0) console.log(`  unexpected failures: ${stillFailing.join(", ")}`)
+  if (recovered.length > 0) {
+    console.log(`  failed in the parallel run, passed when run again alone (see its log): ${recovered.join(", ")}`)
+  }
   if (stale.length > 0) console.log(`  baseline entries now passing: ${stale.join(", ")}`)
   if (missing.length > 0) console.log(`  not run: ${missing.join(", ")}`)
-  if (code !== 0 || missing.length > 0) ok = false
+  const explained = unexpected.length > 0 && stillFailing.length === 0 && stale.length === 0
+  if ((code !== 0 && !explained) || missing.length > 0) ok = false
   lines.push(`${revision}: ${passed} passed, ${failed} failed`)
 }
 if (withExtensions) {
