@@ -247,7 +247,7 @@ export interface MemoryOptions {
    * make a test under `TestClock` hang: the probe timeout runs on the test's clock. When this much real time
    * passes without an answer while the client's clock has not moved, the probe fails with
    * `McpProbeStalledError`, which says how to fix the server. Under the live clock it never fires (the probe
-   * timeout does). `"infinity"` turns it off.
+   * timeout does). `Duration.infinity` turns it off.
    */
   readonly probeWatchdog?: Duration.DurationInput | undefined
 }
