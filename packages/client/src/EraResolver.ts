@@ -100,6 +100,11 @@ export interface ProbeContext {
   readonly probeTimeout: Duration.Duration
   readonly requestTimeout: Duration.Duration
   readonly restartOnProbeExit: boolean
+  /**
+   * Memory transport only: the real time after which a `server/discover` left unanswered while the client's clock
+   * stood still (a `TestClock`) fails with `McpProbeStalledError` instead of hanging.
+   */
+  readonly probeWatchdog?: Duration.Duration | undefined
 }
 
 /**

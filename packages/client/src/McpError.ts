@@ -11,6 +11,8 @@
  * - `McpPaginationLimitError`: a list had more pages than the client follows.
  * - `McpInputLoopExceededError`: a modern server kept asking for input past `maxInputRounds`.
  * - `McpInputRefusedError`: a modern server asked for input that was refused and has no refusal shape.
+ * - `McpProbeStalledError`: an in-memory test server never answered `server/discover` while the clock stood still
+ *   (a `TestClock`), so the probe timeout could not fire.
  *
  * @since 0.1.0
  */
@@ -77,6 +79,31 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>()("McpT
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.method} got no answer within the ${this.limit} timeout of ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * An in-memory server (`McpTransport.layerMemory`) never answered `server/discover`, and the client's clock did
+ * not move while real time passed: a `TestClock`, under which the probe timeout cannot fire until the test moves
+ * it. Raised by the memory transport's real-time watchdog (once per probe), so such a test fails with this error
+ * instead of hanging.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpProbeStalledError extends Schema.TaggedError<McpProbeStalledError>()("McpProbeStalledError", {
+  /** The real time the watchdog waited. */
+  realMillis: Schema.Number,
+  /** The probe timeout that could not fire. */
+  probeTimeoutMillis: Schema.Number
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `the in-memory server never answered server/discover (waited ${this.realMillis} ms of real time while ` +
+      `the client's clock stood still). Under TestClock the probe timeout (${this.probeTimeoutMillis} ms) cannot ` +
+      "fire unless the test moves the clock, so the test would hang. Fix the fake server: answer server/discover " +
+      "(a modern server), or answer it with the JSON-RPC error -32601 Method not found (a legacy server); or use " +
+      "McpTestServer, which does both; or set the client's `era`, or move the clock with TestClock.adjust."
   }
 }
 
@@ -253,6 +280,7 @@ export type McpClientError =
   | McpPaginationLimitError
   | McpInputLoopExceededError
   | McpInputRefusedError
+  | McpProbeStalledError
 
 /**
  * @since 0.1.0

@@ -120,6 +120,8 @@ export interface Connection {
    * (default `true`).
    */
   readonly scopedSend?: boolean | undefined
+  /** Memory transport: the probe's real-time watchdog (see `MemoryOptions`). */
+  readonly probeWatchdog?: Duration.Duration | undefined
 }
 
 /**
@@ -234,13 +236,32 @@ export interface MemoryPeer {
 }
 
 /**
+ * Options of the in-memory transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /**
+   * The real-time watchdog of the era probe (default 3 seconds). A server that ignores `server/discover` would
+   * make a test under `TestClock` hang: the probe timeout runs on the test's clock. When this much real time
+   * passes without an answer while the client's clock has not moved, the probe fails with
+   * `McpProbeStalledError`, which says how to fix the server. Under the live clock it never fires (the probe
+   * timeout does). `Duration.infinity` turns it off.
+   */
+  readonly probeWatchdog?: Duration.DurationInput | undefined
+}
+
+/**
  * An in-memory transport whose server is a function: for tests of the client's logic without processes.
+ * A server that ignores `server/discover` fails the probe with `McpProbeStalledError` under `TestClock` (see
+ * `MemoryOptions.probeWatchdog`) rather than hanging.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (server: MemoryServer): Layer.Layer<McpTransport> =>
-  Layer.succeed(McpTransport, memory.make(server))
+export const layerMemory = (server: MemoryServer, options?: MemoryOptions): Layer.Layer<McpTransport> =>
+  Layer.succeed(McpTransport, memory.make(server, options))
 
 /**
  * One HTTP request the HTTP transport is about to make (every request it makes goes through one place).

@@ -8,15 +8,18 @@ import * as Scope from "effect/Scope"
 import type { Runner, Target } from "./bench-run.js"
 import { echoArgs, pool } from "./bench-run-shared.js"
 
-const oursLayer = (target: Target) =>
+const oursLayer = (target: Target, tracing: boolean) =>
   target.transport === "stdio"
-    ? NodeMcpClient.layerStdio({ command: target.command ?? "", args: target.args ?? [], clientName: "mcp-bench" })
-    : NodeMcpClient.layerHttp({ url: target.url ?? "", clientName: "mcp-bench" })
+    ? NodeMcpClient.layerStdio({ command: target.command ?? "", args: target.args ?? [], clientName: "mcp-bench", tracing })
+    : NodeMcpClient.layerHttp({ url: target.url ?? "", clientName: "mcp-bench", tracing })
 
-/** Ours, Effect API: the phases are Effect programs (no Promise per call). */
-export const ours = async (target: Target): Promise<Runner> => {
+/**
+ * Ours, Effect API: the phases are Effect programs (no Promise per call). With `tracing`, the client's
+ * `tracing: true` (spans on Effect's default tracer, and the duration metric).
+ */
+export const ours = async (target: Target, tracing = false): Promise<Runner> => {
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(oursLayer(target), scope))
+  const context = await Effect.runPromise(Layer.buildWithScope(oursLayer(target, tracing), scope))
   const client = Context.get(context, McpClient.McpClient)
   await Effect.runPromise(client.info)
   const call = client.callTool("echo", echoArgs)

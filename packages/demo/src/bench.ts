@@ -7,6 +7,9 @@
  *   - stdio and Streamable HTTP (loopback), both eras, against the example server built on the official SDK:
  *     `tools/call echo` calls/s and client CPU µs per call, sequential and with `BENCH_IN_FLIGHT` (64) in flight;
  *   - a 2,000-tool catalogue (stdio, both eras): `listTools` time, and `toolsForLlm` for ours;
+ *   - tracing (stdio modern): the cost of tracing, ours (Effect API) by default (no span, no metric) against ours
+ *     with `tracing: true` (a span per operation, request and round on Effect's default tracer, and the duration
+ *     histogram), sequential and with `BENCH_IN_FLIGHT` in flight;
  *   - import: the time and memory it takes to import the package.
  * Every run is a process of its own (`bench-run.js`), so its peak RSS is its client's. Runs take turns within a
  * round, the order alternating between rounds; figures are medians over the rounds ± the median absolute
@@ -54,6 +57,8 @@ const CLIENTS: ReadonlyArray<ClientKind> = ["floor", "official", "ours", "ours-p
 interface Cell {
   readonly name: string
   readonly work: "calls" | "catalog"
+  /** The clients it runs (default: all of `CLIENTS`). */
+  readonly clients?: ReadonlyArray<ClientKind>
   /** Made once per cell (an HTTP server is started here and stopped at the end). */
   readonly target: () => Promise<Target>
 }
@@ -88,8 +93,11 @@ const allCells: ReadonlyArray<Cell> = [
   { name: "stdio legacy", work: "calls", target: stdioTarget(serverScript, "legacy") },
   { name: "http modern", work: "calls", target: httpServer("both") },
   { name: "http legacy", work: "calls", target: httpServer("legacy") },
-  { name: "catalogue (stdio)", work: "catalog", target: stdioTarget(catalogServer, "both") }
+  { name: "catalogue (stdio)", work: "catalog", target: stdioTarget(catalogServer, "both") },
+  { name: "tracing (stdio modern)", work: "calls", clients: ["ours", "ours-traced"], target: stdioTarget(serverScript, "both") }
 ]
+const clientsOf = (cell: string): ReadonlyArray<ClientKind> => allCells.find((c) => c.name === cell)?.clients ?? CLIENTS
+const TRACING = "tracing (stdio modern)"
 const cells = allCells.filter((cell) => only === undefined || cell.name.includes(only))
 
 /** One run in a process of its own. */
@@ -130,11 +138,12 @@ const started = performance.now()
 const targets = new Map<Cell, Target>()
 for (const cell of cells) targets.set(cell, await cell.target())
 
-progress(`bench: ${cells.length} cells x ${CLIENTS.length} clients, ${rounds} rounds after a warm-up round\n`)
+progress(`bench: ${cells.length} cells, ${cells.reduce((n, c) => n + clientsOf(c.name).length, 0)} runs a round, ${rounds} rounds after a warm-up round\n`)
 for (let round = 0; round <= rounds; round++) {
   progress(round === 0 ? "warm-up" : `round ${round}/${rounds}`)
   for (const cell of cells) {
-    const order = round % 2 === 0 ? [...CLIENTS].reverse() : CLIENTS
+    const clients = clientsOf(cell.name)
+    const order = round % 2 === 0 ? [...clients].reverse() : clients
     for (const client of order) {
       const target = targets.get(cell)
       if (target === undefined) continue
@@ -187,7 +196,7 @@ for (const cell of callCells) {
   out.push(`${cell}:`)
   out.push(table(
     ["client", "era", "seq calls/s", "seq CPU µs/call", `${work.inFlight} in flight calls/s`, `${work.inFlight} in flight CPU µs/call`, "peak RSS MB"],
-    CLIENTS.map((client) => [
+    clientsOf(cell).map((client) => [
       client,
       [...new Set((samples.get(cell)?.get(client) ?? []).map((f) => f.era))].join("/"),
       show(cell, client, "sequentialPerSec", 0),
@@ -197,6 +206,17 @@ for (const cell of callCells) {
       show(cell, client, "peakRssMb", 0)
     ])
   ))
+  if (cell === TRACING) {
+    const cost = (metric: Metric) => med(cell, "ours-traced", metric) - med(cell, "ours", metric)
+    const showCost = (metric: Metric) => {
+      const us = cost(metric)
+      return Number.isFinite(us) ? `${us >= 0 ? "+" : ""}${fixed(us, 0)} µs/call (${showRatio(ratio(med(cell, "ours-traced", metric), med(cell, "ours", metric)))})` : "-"
+    }
+    out.push(
+      `tracing cost (ours-traced vs ours, CPU): sequential ${showCost("sequentialCpuUs")}, ` +
+        `${work.inFlight} in flight ${showCost("concurrentCpuUs")}`
+    )
+  }
   out.push("")
 }
 const catalogue = cells.find((c) => c.work === "catalog")?.name
@@ -228,7 +248,7 @@ interface Check {
 const checks: Array<Check> = []
 const check = (cell: string, client: ClientKind, what: string, r: number, target: string, met: (r: number) => boolean) =>
   checks.push({ cell, client, what, ratio: r, target, met: Number.isFinite(r) && met(r) })
-for (const cell of callCells) {
+for (const cell of callCells.filter((c) => c !== TRACING)) {
   for (const client of ["ours", "ours-promise"] as const) {
     const vs = (metric: Metric) => ratio(med(cell, client, metric), med(cell, "official", metric))
     check(cell, client, "seq calls/s vs official", vs("sequentialPerSec"), ">= 1", (r) => r >= 1)
@@ -271,7 +291,7 @@ const json = {
   work,
   cells: Object.fromEntries(cells.map((cell) => [
     cell.name,
-    Object.fromEntries(CLIENTS.map((client) => [
+    Object.fromEntries(clientsOf(cell.name).map((client) => [
       client,
       Object.fromEntries(
         (["connectMs", "sequentialPerSec", "sequentialCpuUs", "concurrentPerSec", "concurrentCpuUs", "listToolsMs", "toolsForLlmMs", "tools", "peakRssMb"] as const)
@@ -283,7 +303,19 @@ const json = {
     ours: { ms: summary(imports.ours.map((i) => i.ms)), rssMb: summary(imports.ours.map((i) => i.rssMb)) },
     official: { ms: summary(imports.official.map((i) => i.ms)), rssMb: summary(imports.official.map((i) => i.rssMb)) }
   },
-  targets: checks
+  targets: checks,
+  /** Ours with `tracing: true` against ours by default: CPU µs per call added, and the ratios. */
+  tracing: samples.has(TRACING)
+    ? Object.fromEntries((["sequentialCpuUs", "concurrentCpuUs", "sequentialPerSec", "concurrentPerSec"] as const).map((metric) => [
+      metric,
+      {
+        off: med(TRACING, "ours", metric),
+        on: med(TRACING, "ours-traced", metric),
+        difference: med(TRACING, "ours-traced", metric) - med(TRACING, "ours", metric),
+        ratio: ratio(med(TRACING, "ours-traced", metric), med(TRACING, "ours", metric))
+      }
+    ]))
+    : null
 }
 mkdirSync(dirname(jsonPath), { recursive: true })
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`)

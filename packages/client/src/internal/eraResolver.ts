@@ -26,6 +26,7 @@ import {
   UnsupportedVersionData
 } from "../McpSchema.js"
 import type { EraInfo, ProbeContext } from "../EraResolver.js"
+import { watch } from "./probeWatchdog.js"
 
 const decodeUnsupported = Schema.decodeUnknownOption(UnsupportedVersionData)
 const decodeImplementation = Schema.decodeUnknownOption(Implementation, { onExcessProperty: "preserve" })
@@ -118,14 +119,19 @@ const fromDiscover = (context: ProbeContext, raw: unknown) =>
     )
   })
 
-const probe = (context: ProbeContext, version: string, attempts: number): Effect.Effect<EraInfo, McpClientError> =>
-  context.request("server/discover", { _meta: context.modernMeta(version) }, {
+const discover = (context: ProbeContext, version: string) => {
+  const request = context.request("server/discover", { _meta: context.modernMeta(version) }, {
     era: "modern",
     protocolVersion: version,
     timeout: context.probeTimeout,
     limit: "probe",
     cancellable: true
-  }).pipe(
+  })
+  return context.transportKind === "memory" ? watch(request, context.probeWatchdog, context.probeTimeout) : request
+}
+
+const probe = (context: ProbeContext, version: string, attempts: number): Effect.Effect<EraInfo, McpClientError> =>
+  discover(context, version).pipe(
     Effect.matchEffect({
       onSuccess: (raw) =>
         fromDiscover(context, raw).pipe(
@@ -138,6 +144,7 @@ const probe = (context: ProbeContext, version: string, attempts: number): Effect
           ))
         ),
       onFailure: (error): Effect.Effect<EraInfo, McpClientError> => {
+        if (error._tag === "McpProbeStalledError") return Effect.fail(error)
         if (context.transportKind === "http") return onHttpProbeFailure(context, error, version, attempts)
         switch (error._tag) {
           case "McpProtocolError":

@@ -135,7 +135,8 @@ const probeContext = (context: ClientContext, handlers: Handlers, current: Link)
   transportKind: current.peer.connection.kind,
   probeTimeout: context.probeTimeout,
   requestTimeout: context.requestTimeout,
-  restartOnProbeExit: context.options.restartOnProbeExit ?? true
+  restartOnProbeExit: context.options.restartOnProbeExit ?? true,
+  probeWatchdog: current.peer.connection.probeWatchdog
 })
 
 /** @internal */

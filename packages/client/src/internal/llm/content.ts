@@ -148,6 +148,8 @@ export const describeClientError = (tool: string, error: McpClientError): string
       return `Tool "${tool}" could not be run: the tool server speaks no protocol version this client supports.`
     case "McpPaginationLimitError":
       return `Tool "${tool}" could not be run: ${error.message}.`
+    case "McpProbeStalledError":
+      return `Tool "${tool}" could not be run: its in-memory test server never answered server/discover.`
   }
 }
 

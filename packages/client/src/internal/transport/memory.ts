@@ -1,16 +1,22 @@
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { McpClosedError, McpServerGoneError } from "../../McpError.js"
 import { isRecord } from "../../McpSchema.js"
-import type { Connection, MemoryPeer, MemoryServer, Receiver, Service } from "../../McpTransport.js"
+import type { Connection, MemoryOptions, MemoryPeer, MemoryServer, Receiver, Service } from "../../McpTransport.js"
 import { deliverFrame } from "./frames.js"
 
 /** @internal */
-export const make = (server: MemoryServer): Service => ({
-  connect: Effect.gen(function*() {
+export const make = (server: MemoryServer, options?: MemoryOptions): Service => {
+  const probeWatchdog = Duration.decode(options?.probeWatchdog ?? "3 seconds")
+  return { connect: connect(server, probeWatchdog) }
+}
+
+const connect = (server: MemoryServer, probeWatchdog: Duration.Duration): Service["connect"] =>
+  Effect.gen(function*() {
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const toClient = yield* Queue.unbounded<string>()
     yield* Effect.addFinalizer(() => Deferred.succeed(ended, new McpClosedError({})))
@@ -48,8 +54,8 @@ export const make = (server: MemoryServer): Service => ({
         ),
       ended: Deferred.await(ended),
       cancelsByClosingStream: () => false,
-      scopedSend: false
+      scopedSend: false,
+      probeWatchdog
     }
     return connection
   })
-})
