@@ -112,17 +112,24 @@ const startHttp = (era: string, port = 0): Promise<HttpServer> =>
 // --- the run ------------------------------------------------------------------------------------------------
 
 const stats = { calls: 0, ok: 0, notifications: 0, restarts: 0, errors: new Map<string, number>() }
-/** A call cancelled through its AbortSignal rejects with the interruption (`InterruptedException`). */
-const tagOf = (error: unknown) =>
-  typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : `untagged ${String(error)}`
+/**
+ * A call cancelled through its AbortSignal rejects with the signal's reason (as `fetch` does: a `DOMException`
+ * named `AbortError` for a bare `abort()`); it is counted as such only when it is that very object.
+ */
+const tagOf = (error: unknown, signal?: AbortSignal) =>
+  signal?.aborted === true && error === signal.reason
+    ? "AbortError (the caller's signal)"
+    : typeof error === "object" && error !== null && "_tag" in error
+    ? String(error._tag)
+    : `untagged ${String(error)}`
 
-const count = async (promise: Promise<unknown>) => {
+const count = async (promise: Promise<unknown>, signal?: AbortSignal) => {
   stats.calls++
   try {
     await promise
     stats.ok++
   } catch (error) {
-    const name = tagOf(error)
+    const name = tagOf(error, signal)
     stats.errors.set(name, (stats.errors.get(name) ?? 0) + 1)
   }
 }
@@ -193,7 +200,7 @@ const main = async () => {
       // Cancelled by the caller part-way.
       const controller = new AbortController()
       setTimeout(() => controller.abort(), Math.random() * 50)
-      return count(client.callTool("slow", { ms: 200 }, { signal: controller.signal }))
+      return count(client.callTool("slow", { ms: 200 }, { signal: controller.signal }), controller.signal)
     },
     ({ client }) => count(client.callTool("slow", { ms: 300 }, { timeout: "100 millis" })),
     ({ client, name }) => count(name === "stdio-legacy" ? client.callTool("sample_flood", { count: 20 }) : client.callTool("echo", {})),
