@@ -10,10 +10,13 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { textOf } from "./fixtures/util.js"
 import {
+  addedSince,
   heldMiB,
   hostile,
   livingTagged,
   newTag,
+  openFdTargets,
+  openLibuvReserveFd,
   reap,
   peakRssDuring,
   rssMiB,
@@ -160,6 +163,21 @@ describe("hostile stdio servers: no process left behind (item 1)", () => {
       await client.callTool("spawn_children", { count: 1 })
       assert.isTrue(await waitFor(() => livingTagged(tag).length === 2, 3000), `tree: ${livingTagged(tag).length}`)
     }))
+
+  it("open, call, restart and close of stdio clients: no file descriptor of ours stays open", async () => {
+    // libuv's one-time reserve fd (/dev/null) is not ours: open it before the census (see the fixture).
+    await openLibuvReserveFd()
+    const before = openFdTargets()
+    for (const args of [["--children", "1"], []]) {
+      await withServer(args, {}, async (client) => {
+        await client.callTool("echo", { text: "x" })
+        assert.strictEqual(await client.callTool("die", { code: 3 }).catch(tagOf), "McpServerGoneError")
+        await client.callTool("echo", { text: "after the restart" })
+      })
+    }
+    await waitFor(() => addedSince(before, openFdTargets()).length === 0, 3000)
+    assert.deepStrictEqual(addedSince(before, openFdTargets()), [], "descriptors left open")
+  })
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`the host process asked to stop (${signal}): its servers and their children are ended`, async () => {
