@@ -124,6 +124,14 @@ describe("mcp-effect sign-in (OAuth)", () => {
       assert.strictEqual(third.stdout, "hello demo-user\n")
       assert.strictEqual(third.stderr, "")
 
+      // A `url` entry of an mcpServers file is the same server: the same stored sign-in.
+      const configFile = path.join(home, "servers.json")
+      yield* Effect.promise(() => fs.writeFile(configFile, JSON.stringify({ mcpServers: { secured: { url: server.mcpUrl } } })))
+      const fromConfig = yield* run(["call", "whoami", "--config", configFile, "--callback-port", String(port)], { env })
+      assert.strictEqual(fromConfig.code, 0, fromConfig.stderr)
+      assert.strictEqual(fromConfig.stdout, "hello demo-user\n")
+      assert.strictEqual(server.counts.authorizations, 2)
+
       const all = yield* run(["auth", "logout"], { env })
       assert.match(all.stdout, /^signed out of every server \(1 removed/)
     }))
