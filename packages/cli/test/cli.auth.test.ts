@@ -134,6 +134,13 @@ describe("mcp-effect sign-in (OAuth)", () => {
 
       const all = yield* run(["auth", "logout"], { env })
       assert.match(all.stdout, /^signed out of every server \(1 removed/)
+
+      // A sign-in whose callback port is taken: a usable message, exit 3, nothing left waiting.
+      const busy = yield* busyPort
+      const blocked = yield* run(["call", "whoami", "--url", server.mcpUrl, "--callback-port", String(busy)], { env })
+      assert.strictEqual(blocked.code, 3)
+      assert.include(blocked.stderr, `cannot receive the sign-in redirect on 127.0.0.1:${busy}`)
+      assert.include(blocked.stderr, "--callback-port")
     }))
 
   it.scopedLive("a server that needs no sign-in: no prompt, no listener, no token file", () =>

@@ -64,7 +64,10 @@ export const authOptions = (callbackPort: number): McpAuth.AuthOptions => ({
   clientName: CLIENT_NAME,
   redirectUrl: `http://127.0.0.1:${callbackPort}/callback`,
   onAuthorize: async (authorizationUrl: URL) => {
-    const receiver = await McpAuth.loopbackReceiver({ port: callbackPort, open: announce })
+    const receiver = await McpAuth.loopbackReceiver({ port: callbackPort, open: announce }).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new Error(`cannot receive the sign-in redirect on 127.0.0.1:${callbackPort} (${reason}); choose another port with --callback-port`)
+    })
     try {
       return await receiver.onAuthorize(authorizationUrl)
     } finally {
