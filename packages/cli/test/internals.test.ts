@@ -5,6 +5,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as LogLevel from "effect/LogLevel"
+import { homedir } from "node:os"
+import { join } from "node:path"
+import { authOptions, browserCommand, checkPort, tokenFile } from "../src/internal/auth.js"
 import { coerceValue, toolArguments } from "../src/internal/coerce.js"
 import { mcpLevelOf } from "../src/internal/session.js"
 import { splitCommand } from "../src/internal/shell.js"
@@ -54,5 +57,30 @@ describe("--log-level", () => {
     assert.strictEqual(mcpLevelOf(LogLevel.Info), "info")
     assert.strictEqual(mcpLevelOf(LogLevel.Warning), "warning")
     assert.strictEqual(mcpLevelOf(LogLevel.Fatal), "critical")
+  })
+})
+
+describe("sign-in settings", () => {
+  it("the token file follows XDG_CONFIG_HOME, else ~/.config", () => {
+    assert.strictEqual(tokenFile({ XDG_CONFIG_HOME: "/xdg" }), "/xdg/mcp-effect/tokens.json")
+    assert.strictEqual(tokenFile({ XDG_CONFIG_HOME: "" }), join(homedir(), ".config", "mcp-effect", "tokens.json"))
+    assert.strictEqual(tokenFile({}), join(homedir(), ".config", "mcp-effect", "tokens.json"))
+  })
+
+  it("the browser: $BROWSER (none for none), else the platform's opener", () => {
+    const url = "http://127.0.0.1:1/auth?x=1"
+    assert.deepStrictEqual(browserCommand(url, { BROWSER: "firefox" }, "linux"), ["firefox", url])
+    assert.strictEqual(browserCommand(url, { BROWSER: "none" }, "linux"), undefined)
+    assert.deepStrictEqual(browserCommand(url, {}, "linux"), ["xdg-open", url])
+    assert.deepStrictEqual(browserCommand(url, {}, "darwin"), ["open", url])
+    assert.deepStrictEqual(browserCommand(url, {}, "win32"), ["cmd", "/c", "start", "", url])
+  })
+
+  it("the callback port is checked; the redirect URL is fixed by it", () => {
+    assert.strictEqual(Effect.runSync(checkPort(33418)), 33418)
+    assert.isTrue(Effect.runSync(Effect.either(checkPort(0)))._tag === "Left")
+    assert.isTrue(Effect.runSync(Effect.either(checkPort(65536)))._tag === "Left")
+    assert.strictEqual(authOptions(4321).redirectUrl, "http://127.0.0.1:4321/callback")
+    assert.strictEqual(authOptions(4321).clientName, "mcp-effect")
   })
 })

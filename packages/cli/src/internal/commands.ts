@@ -1,5 +1,5 @@
 /**
- * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers.
+ * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers, auth.
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -14,6 +14,7 @@ import { annotationFlags, blockText, contentsText, indented, printJson, table } 
 import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
 import { servers } from "./servers.js"
+import { authCommand } from "./authCommand.js"
 
 const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
 
@@ -177,7 +178,7 @@ const complete = Command.make(
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
   Command.withDescription("Try any MCP server from the terminal."),
-  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers])
+  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers, authCommand])
 )
 
 export type { SessionOptions }

@@ -2,6 +2,7 @@
  * The options the commands share: which server, the output format, roots and the request timeout.
  */
 import * as Options from "@effect/cli/Options"
+import { DEFAULT_CALLBACK_PORT } from "./auth.js"
 
 /** The options every command takes. */
 export const shared = {
@@ -24,6 +25,10 @@ export const shared = {
     Options.withAlias("H"),
     Options.withDescription("an HTTP header for --url, \"Name: value\" (repeatable)"),
     Options.repeated
+  ),
+  callbackPort: Options.integer("callback-port").pipe(
+    Options.withDescription("the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one"),
+    Options.withDefault(DEFAULT_CALLBACK_PORT)
   ),
   json: Options.boolean("json").pipe(Options.withDescription("machine-readable JSON on stdout")),
   root: Options.text("root").pipe(

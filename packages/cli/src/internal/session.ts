@@ -3,16 +3,19 @@
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
 import type * as Prompt from "@effect/cli/Prompt"
-import { McpConfig } from "@mcp-effect/client"
-import type { InputFulfiller, McpClient, McpClientError } from "@mcp-effect/client"
+import { McpClient, type McpConfig, NodeMcpClient } from "@mcp-effect/client"
+import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
 import type * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
+import * as auth from "./auth.js"
 import * as elicit from "./elicit.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
@@ -30,6 +33,7 @@ export interface SessionOptions {
   readonly json: boolean
   readonly root: ReadonlyArray<string>
   readonly timeout: number
+  readonly callbackPort: number
 }
 
 const CLIENT_NAME = "mcp-effect-cli"
@@ -96,6 +100,31 @@ export const clientOptions = (
 export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
 
+/** Whether the command line already authorizes the requests itself (an `Authorization` header). */
+const authorizedByHeader = (entry: McpConfig.HttpEntry) =>
+  Object.keys(entry.headers ?? {}).some((name) => name.toLowerCase() === "authorization")
+
+/**
+ * Start the entry's client for the life of the scope. An HTTP server is given the sign-in (`auth`): it
+ * comes into play only if the server answers 401, and uses a stored token when there is one.
+ */
+export const connect = (
+  entry: McpConfig.ServerEntry,
+  client: McpClient.ClientOptions,
+  callbackPort: number
+): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> => {
+  const options: McpClient.ClientOptions = { cacheNamespace: entry.name, ...client }
+  const layer = entry.transport === "http"
+    ? NodeMcpClient.layerHttp({
+      ...options,
+      url: entry.url,
+      headers: entry.headers,
+      ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
+    })
+    : NodeMcpClient.layerStdio({ ...options, command: entry.command, args: entry.args, env: entry.env, cwd: entry.cwd })
+  return Effect.map(Layer.build(layer), Context.get(McpClient.McpClient))
+}
+
 /** Run `use` with a client of the chosen server; the server is stopped when it is done. */
 export const withClient = <A, E, R>(
   options: SessionOptions,
@@ -104,11 +133,12 @@ export const withClient = <A, E, R>(
 ): Effect.Effect<A, E | UsageError | McpClientError, R | CommandTail | Prompt.Prompt.Environment> =>
   Effect.gen(function*() {
     const entry = yield* entryOf(options)
+    const callbackPort = yield* auth.checkPort(options.callbackPort)
     const status = Status.make()
     const client = yield* clientOptions(options, status, settings.progress === true)
     const startedAt = Date.now()
     return yield* Effect.scoped(
-      Effect.flatMap(McpConfig.connect(entry, client), (service) => use(service, status, startedAt)).pipe(
+      Effect.flatMap(connect(entry, client, callbackPort), (service) => use(service, status, startedAt)).pipe(
         Effect.ensuring(Effect.sync(status.clear))
       )
     )

@@ -1,0 +1,139 @@
+/**
+ * Signing in to `--url` servers that ask for it (OAuth, through the library's `McpAuth`): the loopback
+ * redirect receiver on 127.0.0.1 (started only when a sign-in is needed, closed right after), the browser,
+ * and the token file in the user's configuration directory; `auth logout` removes stored sign-ins.
+ */
+import { McpAuth } from "@mcp-effect/client"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { UsageError } from "./errors.js"
+
+/** The default loopback port: fixed, so that a client registered with its redirect URL stays valid. */
+export const DEFAULT_CALLBACK_PORT = 33418
+
+const CLIENT_NAME = "mcp-effect"
+
+/** `$XDG_CONFIG_HOME/mcp-effect/tokens.json`, else `~/.config/mcp-effect/tokens.json`. */
+export const tokenFile = (env: NodeJS.ProcessEnv = process.env): string => {
+  const base = env["XDG_CONFIG_HOME"] !== undefined && env["XDG_CONFIG_HOME"] !== ""
+    ? env["XDG_CONFIG_HOME"]
+    : path.join(os.homedir(), ".config")
+  return path.join(base, "mcp-effect", "tokens.json")
+}
+
+/** The command that opens a URL: `$BROWSER` if set (`none` for no browser), else the platform's opener. */
+export const browserCommand = (
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform
+): ReadonlyArray<string> | undefined => {
+  const browser = env["BROWSER"]
+  if (browser !== undefined && browser !== "") return browser === "none" ? undefined : [browser, url]
+  if (platform === "darwin") return ["open", url]
+  if (platform === "win32") return ["cmd", "/c", "start", "", url]
+  return ["xdg-open", url]
+}
+
+/** Try to open the URL in a browser; any failure (no opener, no display) is ignored. */
+const openBrowser = (url: URL) => {
+  const [command, ...args] = browserCommand(url.href) ?? []
+  if (command === undefined) return
+  try {
+    const child = spawn(command, args, { stdio: "ignore", detached: true })
+    child.on("error", () => undefined)
+    child.unref()
+  } catch {
+    // No browser: the URL is on stderr.
+  }
+}
+
+/** Print the URL on stderr (always) and try the browser. */
+const announce = (url: URL) => {
+  process.stderr.write(`mcp-effect: this server asks you to sign in; opening your browser at:\n${url.href}\n`)
+  openBrowser(url)
+}
+
+/**
+ * The `auth` options of an HTTP client: the receiver listens on the port only while a sign-in waits for
+ * its redirect, so a server that needs no sign-in never sees a listener.
+ */
+export const authOptions = (callbackPort: number): McpAuth.AuthOptions => ({
+  clientName: CLIENT_NAME,
+  redirectUrl: `http://127.0.0.1:${callbackPort}/callback`,
+  onAuthorize: async (authorizationUrl: URL) => {
+    const receiver = await McpAuth.loopbackReceiver({ port: callbackPort, open: announce }).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new Error(`cannot receive the sign-in redirect on 127.0.0.1:${callbackPort} (${reason}); choose another port with --callback-port`)
+    })
+    try {
+      return await receiver.onAuthorize(authorizationUrl)
+    } finally {
+      await receiver.close()
+    }
+  },
+  tokenFile: tokenFile()
+})
+
+/** The callback port, checked. */
+export const checkPort = (port: number): Effect.Effect<number, UsageError> =>
+  Number.isInteger(port) && port > 0 && port < 65536
+    ? Effect.succeed(port)
+    : Effect.fail(new UsageError({ message: `--callback-port must be a port number (1-65535), got ${port}` }))
+
+type TokenFileShape = Record<string, unknown>
+
+const serverOf = (entry: unknown): string | undefined =>
+  typeof entry === "object" && entry !== null && typeof (entry as { server?: unknown }).server === "string"
+    ? (entry as { server: string }).server
+    : undefined
+
+const readTokens = (file: string) =>
+  Effect.promise(async (): Promise<TokenFileShape | undefined> => {
+    try {
+      const parsed: unknown = JSON.parse(await fs.readFile(file, "utf8"))
+      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as TokenFileShape : {}
+    } catch {
+      return undefined
+    }
+  })
+
+const writeTokens = (file: string, content: TokenFileShape) =>
+  Effect.tryPromise({
+    try: async () => {
+      const temporary = `${file}.${process.pid}.tmp`
+      await fs.writeFile(temporary, JSON.stringify(content, null, 2), { mode: 0o600 })
+      await fs.chmod(temporary, 0o600)
+      await fs.rename(temporary, file)
+    },
+    catch: (error) => new UsageError({ message: `cannot write ${file}: ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+/** The server URL as the token store keys it. */
+export const normalizeUrl = (url: string): Effect.Effect<string, UsageError> =>
+  Effect.try({
+    try: () => new URL(url).href,
+    catch: () => new UsageError({ message: `--url: not a URL: ${JSON.stringify(url)}` })
+  })
+
+/** Whether the token file holds a sign-in for the server. */
+export const hasStored = (url: string, file: string = tokenFile()): Effect.Effect<boolean, UsageError> =>
+  Effect.gen(function*() {
+    const href = yield* normalizeUrl(url)
+    const content = (yield* readTokens(file)) ?? {}
+    return Object.values(content).some((entry) => serverOf(entry) === href)
+  })
+
+/** Remove the stored sign-ins of one server (or all); the number removed. */
+export const logout = (url: string | undefined, file: string = tokenFile()): Effect.Effect<number, UsageError> =>
+  Effect.gen(function*() {
+    const href = url === undefined ? undefined : yield* normalizeUrl(url)
+    const content = yield* readTokens(file)
+    if (content === undefined) return 0
+    const kept = Object.entries(content).filter(([, entry]) => href !== undefined && serverOf(entry) !== href)
+    const removed = Object.keys(content).length - kept.length
+    if (removed > 0) yield* writeTokens(file, Object.fromEntries(kept))
+    return removed
+  })
