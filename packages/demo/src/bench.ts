@@ -64,6 +64,10 @@ interface Cell {
 }
 
 const running: Array<ChildProcess> = []
+// A run that fails ends the benchmark with its error: the HTTP servers it started go with it.
+process.once("exit", () => {
+  for (const child of running) if (child.exitCode === null) child.kill("SIGTERM")
+})
 
 /** Start an HTTP server of the official SDK example and wait for its `listening <url>`. */
 const httpServer = (era: "both" | "legacy") => (): Promise<Target> =>
