@@ -12,12 +12,14 @@
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
+import * as http from "./internal/transport/http.js"
 import * as nodeStdio from "./internal/transport/nodeStdio.js"
+import * as undiciRequester from "./internal/transport/undiciRequester.js"
 import * as McpTransport from "./McpTransport.js"
 
 /**
@@ -31,13 +33,27 @@ export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.L
   Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
 
 /**
- * The Streamable HTTP transport on Node's undici HTTP client.
+ * The Streamable HTTP transport on Node's undici HTTP client: its dispatcher directly, with an agent of its
+ * own (closed with the layer), responses pushed to the transport as they come (the fast path;
+ * `McpTransport.layerHttp` is the portable one, on any `HttpClient`).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
-  McpTransport.layerHttp(options).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  Layer.scoped(
+    McpTransport.McpTransport,
+    Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
+  )
+
+/** The HTTP transport with `McpAuth` as its authorization. */
+const layerHttpTransportWithAuth = (options: McpClient.HttpClientOptions & { readonly auth: McpAuth.AuthOptions }) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
+      (authorizer) => layerHttpTransport({ ...options, authorizer })
+    )
+  ).pipe(Layer.provide(McpAuth.layer(options.auth)))
 
 /**
  * A client of a server spawned over stdio: the one-call layer.
@@ -58,11 +74,6 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
 export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
   McpClient.layer(options).pipe(
     Layer.provide(
-      options.auth === undefined
-        ? layerHttpTransport(options)
-        : McpAuth.layerHttp(options).pipe(
-          Layer.provide(McpAuth.layer(options.auth)),
-          Layer.provide(NodeHttpClient.layerUndici)
-        )
+      options.auth === undefined ? layerHttpTransport(options) : layerHttpTransportWithAuth({ ...options, auth: options.auth })
     )
   )

@@ -12,13 +12,11 @@
  * It always exits: 0 when every step worked, 1 otherwise (the reason on stderr), and after
  * `MCP_EFFECT_DEADLINE_MS` (default 25 s, below the runner's 30 s) no matter what.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpAuth, McpClient } from "@mcp-effect/client"
+import { type McpAuth, McpClient, NodeMcpClient } from "@mcp-effect/client"
 import type { McpClientError, McpSchema } from "@mcp-effect/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 
@@ -238,7 +236,10 @@ const main = () => {
     process.exit(1)
   }, deadline).unref()
 
-  const layer = McpClient.layer({
+  // The one-call Node layer, as users get it: undici's dispatcher under the HTTP transport, OAuth through McpAuth.
+  const layer = NodeMcpClient.layerHttp({
+    url,
+    auth: authOptions(scenario, context),
     clientName: "mcp-effect-conformance",
     era,
     // The runner starts every scenario (dozens of clients and servers) at once: on a 2-core machine an
@@ -255,11 +256,7 @@ const main = () => {
         stopReason: "endTurn"
       }),
     onListRoots: () => Effect.succeed({ roots: [] })
-  }).pipe(
-    Layer.provide(McpAuth.layerHttp({ url })),
-    Layer.provide(McpAuth.layer(authOptions(scenario, context))),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
+  })
 
   const program = log(`scenario ${scenario}, revision ${revision ?? "(unset)"}, url ${url}`).pipe(
     Effect.zipRight(run(scenario, context)),

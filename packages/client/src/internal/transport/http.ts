@@ -18,20 +18,21 @@
  *   opens a fresh one; `DELETE` when the connection is closed. The GET stream opens after
  *   `notifications/initialized` (405: none) and is resumed with `Last-Event-ID` when it drops.
  */
+import * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, Service } from "../../McpTransport.js"
 import { encodeHeaderValue } from "../mcpHeaders.js"
-import { sseData, sseItems } from "./httpSse.js"
+import type * as requester from "./httpRequester.js"
+import { fromHttpClient } from "./httpRequester.js"
+import { sseData } from "./httpSse.js"
 import * as wire from "./httpWire.js"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
 import * as ReconnectGate from "./reconnectGate.js"
@@ -179,41 +180,60 @@ const deliver = (state: State, text: string, request: Request | undefined, statu
   return deliverValue(state, parsed.value, request, status)
 }
 
+interface Consumed {
+  readonly answered: boolean
+  readonly broke: Option.Option<string>
+  readonly oversized: boolean
+}
+
 /**
- * Read an SSE response: every event with data is handed over; `answered` once the response to `request` came
- * (the stream is let go there). A stream that breaks ends the read the same way as one that ends.
+ * Read an SSE response: every event with data is handed over as it comes; done once the response to `request`
+ * came (the rest of the stream is handed off to the wire, to finish on its own), or when the stream ends or
+ * breaks. An event past `maxMessageBytes` ends the read as `oversized`.
  */
 const consume = (
   state: State,
-  response: HttpClientResponse.HttpClientResponse,
+  response: wire.WireResponse,
   request: Request | undefined,
   position: Position,
   onEvent: () => void = () => {}
 ) =>
-  Effect.gen(function*() {
+  Effect.async<Consumed>((resume) => {
     let answered = false
-    const broke = yield* sseItems(response.stream, state.maxMessageBytes).pipe(
-      Stream.map((item) => {
-        if (item._tag === "Retry") {
-          position.retry = item.duration
-          return false
-        }
-        if (item.id !== undefined) position.lastEventId = item.id
-        // Priming events (an id, empty data) and non-message events carry no JSON-RPC message.
-        if (item.data.trim() === "" || item.event !== "message") return false
-        onEvent()
-        const done = deliver(state, item.data, request, request === undefined ? undefined : response.status)
-        if (done) answered = true
-        return done
-      }),
-      Stream.takeUntil((done) => done),
-      Stream.runDrain,
-      Effect.as(Option.none<string>()),
-      Effect.catchAll((error) => Effect.succeed(Option.some(error.message)))
-    )
-    // An event past maxMessageBytes: on a request's own stream it is taken as its (dropped) answer.
-    const oversized = Option.isSome(broke) && /exceeded the maximum size/.test(broke.value)
-    return { answered, broke, oversized }
+    let settled = false
+    const settle = (broke: Option.Option<string>, oversized = false) => {
+      if (settled) return
+      settled = true
+      resume(Effect.succeed({ answered, broke, oversized }))
+    }
+    const status = request === undefined ? undefined : response.status
+    const parser = Sse.makeParser((item) => {
+      if (item._tag === "Retry") {
+        position.retry = item.duration
+        return
+      }
+      if (item.id !== undefined) position.lastEventId = item.id
+      // Priming events (an id, empty data) and non-message events carry no JSON-RPC message.
+      if (item.data.trim() === "" || item.event !== "message") return
+      onEvent()
+      if (!deliver(state, item.data, request, status) || answered) return
+      answered = true
+      response.handOff()
+      settle(Option.none())
+    }, { maxEventSize: state.maxMessageBytes })
+    const decoder = new TextDecoder()
+    response.read({
+      onData: (chunk) => {
+        const error = parser.feed(decoder.decode(chunk, { stream: true }))
+        if (error === undefined) return
+        response.cancel()
+        // An event past maxMessageBytes: on a request's own stream it is taken as its (dropped) answer.
+        settle(Option.some(error.message), /exceeded the maximum size/.test(error.message))
+      },
+      onEnd: () => settle(Option.none()),
+      onError: (cause) => settle(Option.some(wire.describeCause(cause)))
+    })
+    return Effect.sync(() => response.cancel())
   })
 
 // --- connection end --------------------------------------------------------------------------------------
@@ -223,7 +243,7 @@ const endWith = (state: State, reason: Ended) => Deferred.succeed(state.ended, r
 /** A 404 to a request that carried the session id: the session is over; so is this connection. */
 const checkSession = (
   state: State,
-  response: HttpClientResponse.HttpClientResponse,
+  response: wire.WireResponse,
   sentSession: boolean,
   what: string
 ): Effect.Effect<void, McpServerGoneError> => {
@@ -239,7 +259,7 @@ const checkSession = (
 /** A non-2xx answer: a JSON-RPC error for the request is handed over; anything else fails. */
 const httpFailure = (
   state: State,
-  response: HttpClientResponse.HttpClientResponse,
+  response: wire.WireResponse,
   request: Request | undefined,
   what: string
 ) =>
@@ -337,7 +357,7 @@ const resume = (state: State, request: Request, position: Position, protocolVers
 /** A request's body: an SSE stream (resumed when legacy) or JSON. */
 const readAnswer = (
   state: State,
-  response: HttpClientResponse.HttpClientResponse,
+  response: wire.WireResponse,
   request: Request,
   context: SendContext,
   era: Era
@@ -526,6 +546,7 @@ const send = (state: State) => (message: OutboundMessage, context: SendContext, 
 const close = (state: State, closeTimeout: Duration.Duration) =>
   Effect.gen(function*() {
     yield* endWith(state, new McpClosedError({}))
+    state.wire.close()
     const id = state.sessionId
     if (id === undefined) return
     const headers: Record<string, string> = { "mcp-session-id": id }
@@ -544,7 +565,7 @@ const bufferingReceiver = (buffer: Array<(receiver: Receiver) => void>): Receive
   failed: (id, error) => buffer.push((r) => r.failed(id, error))
 })
 
-const connect = (client: wire.Client, options: HttpOptions) =>
+const connect = (requester: requester.Requester, options: HttpOptions) =>
   Effect.gen(function*() {
     const url = yield* Effect.try({
       try: () => new URL(options.url),
@@ -552,7 +573,7 @@ const connect = (client: wire.Client, options: HttpOptions) =>
     })
     const buffer: Array<(receiver: Receiver) => void> = []
     const state: State = {
-      wire: wire.makeWire(client, url, options),
+      wire: wire.makeWire(requester, url, options),
       options,
       scope: yield* Effect.scope,
       ended: yield* Deferred.make<Ended>(),
@@ -585,6 +606,15 @@ const connect = (client: wire.Client, options: HttpOptions) =>
     return connection
   })
 
-/** @internal */
+/** The transport on `requester`. @internal */
+export const makeWith = (requester: requester.Requester, options: HttpOptions): Service => ({
+  connect: connect(requester, options)
+})
+
+/** The transport on the `HttpClient` in context (any runtime). @internal */
 export const make = (options: HttpOptions): Effect.Effect<Service, never, HttpClient.HttpClient> =>
-  Effect.map(HttpClient.HttpClient, (client) => ({ connect: connect(wire.prepareClient(client), options) }))
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const runtime = yield* Effect.runtime<never>()
+    return makeWith(fromHttpClient(client, runtime), options)
+  })

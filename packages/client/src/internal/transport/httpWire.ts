@@ -3,26 +3,19 @@
  * `HttpAuthorizer`'s headers and its one retry after a 401/403, the optional `fetchTimeout`), and the helpers
  * that read responses.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { McpTransportError } from "../../McpError.js"
 import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
-import * as Stream from "effect/Stream"
+import type * as requester from "./httpRequester.js"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
-
-/** @internal */
-export type Client = HttpClient.HttpClient.With<HttpClientError.HttpClientError>
 
 /** @internal */
 export const SSE = "text/event-stream"
 
 /** @internal */
-export const mediaType = (response: HttpClientResponse.HttpClientResponse): string =>
+export const mediaType = (response: WireResponse): string =>
   (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
 /** @internal */
@@ -37,56 +30,167 @@ export const excerpt = (text: string) => {
   return trimmed.length > 300 ? `${trimmed.slice(0, 300)}…` : trimmed
 }
 
-/** @internal */
-export const describeCause = (error: HttpClientError.HttpClientError): string => {
-  const cause = error.cause
-  const inner = cause instanceof Error
+/** What broke a request or its body, in a few words. @internal */
+export const describeCause = (cause: unknown): string =>
+  cause instanceof Error
     ? (cause.cause instanceof Error ? `${cause.message} (${cause.cause.message})` : cause.message)
-    : cause === undefined
-    ? ""
     : String(cause)
-  return inner === "" ? error.message : inner
+
+/** Where a body goes once it is read: its chunks, then `onEnd` or `onError` (once). @internal */
+export interface Sink {
+  readonly onData: (chunk: Uint8Array) => void
+  readonly onEnd: () => void
+  readonly onError: (cause: unknown) => void
 }
 
-/** @internal */
-export const readText = (response: HttpClientResponse.HttpClientResponse, max = DEFAULT_MAX_MESSAGE_BYTES) =>
-  readBounded(response, max).pipe(
-    Effect.map((body) => "text" in body ? body.text : ""),
-    Effect.orElseSucceed(() => "")
-  )
+/**
+ * A response whose head came: the body is pushed to the one `Sink` given to `read` (chunks that came before
+ * are kept for it). It ends one of three ways: read to its end, `cancel`led (the HTTP request is aborted), or
+ * `handOff` to the wire, which lets it finish on its own (so that its connection is kept alive) and cancels it
+ * when too many are still open, or when the connection closes.
+ *
+ * @internal
+ */
+export class WireResponse implements requester.Handler {
+  status = 0
+  headers: Readonly<Record<string, string>> = {}
+  /** The body ended (read whole, broke or cancelled). */
+  finished = false
+  private handedOff = false
+  private sink: Sink | undefined = undefined
+  private early: Array<Uint8Array> = []
+  private outcome: { readonly error: unknown } | "end" | undefined = undefined
+  abort: () => void = () => {}
+
+  constructor(
+    private readonly onHeadCallback: (response: WireResponse) => void,
+    private readonly onNoResponse: (cause: unknown) => void,
+    private readonly draining: Set<WireResponse>
+  ) {}
+
+  onHead(status: number, headers: Readonly<Record<string, string>>) {
+    this.status = status
+    this.headers = headers
+    this.onHeadCallback(this)
+  }
+  onData(chunk: Uint8Array) {
+    if (this.sink === undefined) this.early.push(chunk)
+    else this.sink.onData(chunk)
+  }
+  onEnd() {
+    this.settle("end")
+  }
+  onError(cause: unknown) {
+    if (this.status === 0) return this.onNoResponse(cause)
+    this.settle({ error: cause })
+  }
+
+  /** Push the body to `sink`, from its start. */
+  read(sink: Sink) {
+    this.sink = sink
+    const early = this.early
+    this.early = []
+    for (const chunk of early) sink.onData(chunk)
+    if (this.outcome !== undefined) this.tell(sink, this.outcome)
+  }
+  /** Stop: abort the HTTP request if its body did not end. */
+  cancel() {
+    if (this.finished) return
+    this.finished = true
+    this.draining.delete(this)
+    this.abort()
+  }
+  /** Let the body finish on its own (what comes is still pushed to the sink). */
+  handOff() {
+    if (this.finished || this.handedOff) return
+    this.handedOff = true
+    this.draining.add(this)
+    if (this.draining.size > MAX_DRAINING) {
+      for (const oldest of this.draining) {
+        oldest.cancel()
+        break
+      }
+    }
+  }
+  /** Let go with the request that made it: cancelled, unless it was handed off. */
+  release() {
+    if (!this.handedOff) this.cancel()
+  }
+
+  private settle(outcome: { readonly error: unknown } | "end") {
+    if (this.finished) return
+    this.finished = true
+    this.draining.delete(this)
+    this.outcome = outcome
+    if (this.sink !== undefined) this.tell(this.sink, outcome)
+  }
+  private tell(sink: Sink, outcome: { readonly error: unknown } | "end") {
+    if (outcome === "end") sink.onEnd()
+    else sink.onError(outcome.error)
+  }
+}
+
+/** Responses handed off and still open, per connection, past which the oldest is cancelled. */
+const MAX_DRAINING = 16
 
 const textDecoder = new TextDecoder()
 
 /**
  * A response body read whole, but never past `max` bytes: a declared or actual length past it stops the read
- * (the response is let go with its request's scope) and says how far it got.
+ * (the request is aborted) and says how far it got. Fails with what broke the body.
  *
  * @internal
  */
-export const readBounded = (response: HttpClientResponse.HttpClientResponse, max: number) =>
-  Effect.gen(function*() {
+export const readBounded = (response: WireResponse, max: number) =>
+  Effect.async<{ readonly text: string } | { readonly oversized: number }, unknown>((resume) => {
     const declared = Number(response.headers["content-length"])
-    if (Number.isFinite(declared) && declared > max) return { oversized: declared } as const
+    if (Number.isFinite(declared) && declared > max) {
+      response.cancel()
+      return resume(Effect.succeed({ oversized: declared }))
+    }
     const parts: Array<Uint8Array> = []
     let size = 0
-    yield* response.stream.pipe(
-      Stream.takeWhile((chunk) => {
+    let done = false
+    response.read({
+      onData: (chunk) => {
+        if (done) return
         size += chunk.length
-        if (size > max) return false
-        parts.push(chunk)
-        return true
-      }),
-      Stream.runDrain
-    )
-    if (size > max) return { oversized: size } as const
-    const body = new Uint8Array(size)
-    let at = 0
-    for (const part of parts) {
-      body.set(part, at)
-      at += part.length
-    }
-    return { text: textDecoder.decode(body) } as const
+        if (size <= max) return void parts.push(chunk)
+        done = true
+        response.cancel()
+        resume(Effect.succeed({ oversized: size }))
+      },
+      onEnd: () => {
+        if (done) return
+        done = true
+        resume(Effect.succeed({ text: decodeAll(parts, size) }))
+      },
+      onError: (cause) => {
+        if (done) return
+        done = true
+        resume(Effect.fail(cause))
+      }
+    })
+    return Effect.sync(() => response.cancel())
   })
+
+const decodeAll = (parts: ReadonlyArray<Uint8Array>, size: number): string => {
+  if (parts.length === 1 && parts[0] !== undefined) return textDecoder.decode(parts[0])
+  const body = new Uint8Array(size)
+  let at = 0
+  for (const part of parts) {
+    body.set(part, at)
+    at += part.length
+  }
+  return textDecoder.decode(body)
+}
+
+/** @internal */
+export const readText = (response: WireResponse, max = DEFAULT_MAX_MESSAGE_BYTES) =>
+  readBounded(response, max).pipe(
+    Effect.map((body) => "text" in body ? body.text : ""),
+    Effect.orElseSucceed(() => "")
+  )
 
 /** What one HTTP request is: everything but the headers the wire adds. @internal */
 export interface Outgoing {
@@ -98,41 +202,61 @@ export interface Outgoing {
   readonly body?: string | undefined
 }
 
-/** @internal */
-export interface Wire {
-  readonly url: URL
-  /** Make one HTTP request (and, when the authorizer asks, again after a 401/403, at most 3 times). */
-  readonly execute: (
-    outgoing: Outgoing
-  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope>
+/** `into` with `headers` added under lower-case names (a name given twice: the later wins). */
+const lowerCased = (into: Record<string, string>, headers: Readonly<Record<string, string>>) => {
+  for (const name in headers) {
+    const value = headers[name]
+    if (value !== undefined) into[name.toLowerCase()] = value
+  }
+  return into
 }
 
 /** @internal */
-export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire => {
+export interface Wire {
+  readonly url: URL
+  /**
+   * Make one HTTP request (and, when the authorizer asks, again after a 401/403, at most 3 times); the
+   * response is released with the scope.
+   */
+  readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
+  /** Cancel the responses still finishing on their own (the connection closes). */
+  readonly close: () => void
+}
+
+/** @internal */
+export const makeWire = (requester: requester.Requester, url: URL, options: HttpOptions): Wire => {
   const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.decode(options.fetchTimeout)
   const authorizer = options.authorizer
+  const draining = new Set<WireResponse>()
+  const base = lowerCased({}, options.headers ?? {})
 
-  const build = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
-    const headers = { ...options.headers, ...extra, ...outgoing.headers }
-    const base = outgoing.method === "POST"
-      ? HttpClientRequest.post(url)
-      : outgoing.method === "GET"
-      ? HttpClientRequest.get(url)
-      : HttpClientRequest.del(url)
-    const request = HttpClientRequest.setHeaders(base, headers)
-    return outgoing.body === undefined ? request : HttpClientRequest.bodyText(request, outgoing.body, "application/json")
-  }
+  const unreachable = (outgoing: Outgoing, cause: unknown) =>
+    new McpTransportError({
+      reason: "Http",
+      detail: `${outgoing.what}: cannot reach ${url.href}: ${describeCause(cause)}`,
+      cause
+    })
+
+  /** One HTTP request, until its head. */
+  const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) =>
+    Effect.async<WireResponse, McpTransportError>((resume) => {
+      const response = new WireResponse(
+        (headed) => resume(Effect.succeed(headed)),
+        (cause) => resume(Effect.fail(unreachable(outgoing, cause))),
+        draining
+      )
+      response.abort = requester.start({
+        method: outgoing.method,
+        url,
+        headers: lowerCased(lowerCased({ ...base }, extra), outgoing.headers),
+        body: outgoing.body
+      }, response)
+      return Effect.sync(() => response.cancel())
+    })
 
   const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
-    const sent = client.execute(build(outgoing, extra)).pipe(
-      Effect.mapError((error) =>
-        new McpTransportError({
-          reason: "Http",
-          detail: `${outgoing.what}: cannot reach ${url.href}: ${describeCause(error)}`,
-          cause: error
-        })
-      )
-    )
+    const sent = Effect.flatMap(start(outgoing, extra), (response) =>
+      Effect.as(Effect.addFinalizer(() => Effect.sync(() => response.release())), response))
     return fetchTimeout === undefined ? sent : sent.pipe(
       Effect.timeoutFail({
         duration: fetchTimeout,
@@ -145,7 +269,11 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
     )
   }
 
-  if (authorizer === undefined) return { url, execute: (outgoing) => once(outgoing, {}) }
+  const close = () => {
+    for (const response of [...draining]) response.cancel()
+  }
+
+  if (authorizer === undefined) return { url, execute: (outgoing) => once(outgoing, {}), close }
 
   const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
     method: outgoing.method,
@@ -161,7 +289,7 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
 
   // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
   const maxRetries = 3
-  const run = (outgoing: Outgoing, n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, McpTransportError, Scope.Scope> =>
+  const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> =>
     Effect.flatMap(attempt(outgoing, n), ({ extra, response }) => {
       if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
       return authorizer.onChallenge({
@@ -169,17 +297,12 @@ export const makeWire = (client: Client, url: URL, options: HttpOptions): Wire =
         headers: response.headers,
         request: info(outgoing, n),
         sent: extra
-      }).pipe(Effect.flatMap((decision) => decision === "retry" ? run(outgoing, n + 1) : Effect.succeed(response)))
+      }).pipe(Effect.flatMap((decision) => {
+        if (decision !== "retry") return Effect.succeed(response)
+        response.cancel()
+        return run(outgoing, n + 1)
+      }))
     })
 
-  return { url, execute: (outgoing) => run(outgoing, 0) }
+  return { url, execute: (outgoing) => run(outgoing, 0), close }
 }
-
-/**
- * No trace headers (`traceparent`, `b3`) to third-party servers. A request is aborted when the fiber waiting
- * for its headers or reading its body is interrupted, and when a streamed body ends; a body read whole is not
- * aborted after the fact (an abort costs an error object and the connection).
- *
- * @internal
- */
-export const prepareClient = (client: HttpClient.HttpClient): Client => HttpClient.withTracerPropagation(client, false)

@@ -1,0 +1,95 @@
+/**
+ * What the HTTP transport asks of an HTTP client: start one request and push what comes back to a handler,
+ * with no stream, fiber or scope per request. The Node implementation is undici's dispatcher
+ * (`undiciRequester.ts`); `fromHttpClient` runs on any `@effect/platform` `HttpClient` (any runtime), at the
+ * cost of a fiber per request.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+
+/** One HTTP request. @internal */
+export interface Exchange {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: URL
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | undefined
+}
+
+/** Where a response goes: its head once, then its body's chunks, then `onEnd` or `onError` (once). @internal */
+export interface Handler {
+  readonly onHead: (status: number, headers: Readonly<Record<string, string>>) => void
+  readonly onData: (chunk: Uint8Array) => void
+  readonly onEnd: () => void
+  /** No response (`headed` false: the server could not be reached) or a body that broke. */
+  readonly onError: (cause: unknown) => void
+}
+
+/** @internal */
+export interface Requester {
+  /** Start `exchange`; the function returned aborts it (no call reaches the handler after it). */
+  readonly start: (exchange: Exchange, handler: Handler) => () => void
+}
+
+/** Header names lower-cased, repeated values joined with `, `. @internal */
+export const flattenHeaders = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+): Record<string, string> => {
+  const flat: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]
+    if (value === undefined) continue
+    flat[name.toLowerCase()] = typeof value === "string" ? value : value.join(", ")
+  }
+  return flat
+}
+
+const toRequest = (exchange: Exchange) => {
+  const base = exchange.method === "POST"
+    ? HttpClientRequest.post(exchange.url)
+    : exchange.method === "GET"
+    ? HttpClientRequest.get(exchange.url)
+    : HttpClientRequest.del(exchange.url)
+  const request = HttpClientRequest.setHeaders(base, exchange.headers)
+  return exchange.body === undefined ? request : HttpClientRequest.bodyText(request, exchange.body, "application/json")
+}
+
+/** The cause an `HttpClientError` stands for (what undici or `fetch` threw, when there is one). */
+const causeOf = (error: HttpClientError.HttpClientError): unknown => error.cause ?? error
+
+/**
+ * A `Requester` on an `HttpClient`: each request runs on a fiber of `runtime` (interrupted by the abort). No
+ * trace headers (`traceparent`, `b3`) go to third-party servers.
+ *
+ * @internal
+ */
+export const fromHttpClient = (httpClient: HttpClient.HttpClient, runtime: Runtime.Runtime<never>): Requester => {
+  const client = HttpClient.withTracerPropagation(httpClient, false)
+  const run = Runtime.runFork(runtime)
+  return {
+    start: (exchange, handler) => {
+      let stopped = false
+      const fiber = run(
+        Effect.scoped(
+          Effect.flatMap(client.execute(toRequest(exchange)), (response) => {
+            if (!stopped) handler.onHead(response.status, flattenHeaders(response.headers))
+            return Stream.runForEach(response.stream, (chunk) => Effect.sync(() => stopped || handler.onData(chunk)))
+          })
+        ).pipe(
+          Effect.match({
+            onFailure: (error) => stopped || handler.onError(causeOf(error)),
+            onSuccess: () => stopped || handler.onEnd()
+          })
+        )
+      )
+      return () => {
+        stopped = true
+        run(Fiber.interrupt(fiber))
+      }
+    }
+  }
+}
