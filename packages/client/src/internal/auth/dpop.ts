@@ -5,8 +5,9 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as jose from "jose"
+import type * as jose from "jose"
 import * as oauth from "oauth4webapi"
+import { loadJose } from "./jose.js"
 
 type CryptoKeyPair = Awaited<ReturnType<typeof oauth.generateKeyPair>>
 type CryptoKey = CryptoKeyPair["privateKey"]
@@ -25,7 +26,7 @@ export interface DpopKey {
 export const makeKey = (alg: string): Effect.Effect<DpopKey> =>
   Effect.promise(async () => {
     const keyPair = await oauth.generateKeyPair(alg, { extractable: false })
-    const jwk = await jose.exportJWK(keyPair.publicKey)
+    const jwk = await (await loadJose()).exportJWK(keyPair.publicKey)
     return { keyPair, jwk, handle: oauth.DPoP({}, keyPair), rsNonce: undefined }
   })
 
@@ -36,8 +37,10 @@ export const chooseAlg = (offered: ReadonlyArray<string> | undefined): string | 
   return usable.find((alg) => offered.includes(alg))
 }
 
-const sha256 = (text: string) =>
-  crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then((digest) => jose.base64url.encode(new Uint8Array(digest)))
+const sha256 = async (text: string) => {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))
+  return (await loadJose()).base64url.encode(new Uint8Array(digest))
+}
 
 /** A proof for one request to the MCP server. @internal */
 export const proof = (key: DpopKey, method: string, url: URL, accessToken: string): Effect.Effect<string> =>
@@ -50,7 +53,8 @@ export const proof = (key: DpopKey, method: string, url: URL, accessToken: strin
       ath: await sha256(accessToken)
     }
     if (key.rsNonce !== undefined) claims["nonce"] = key.rsNonce
-    return new jose.SignJWT(claims)
+    const { SignJWT } = await loadJose()
+    return new SignJWT(claims)
       .setProtectedHeader({ alg, typ: "dpop+jwt", jwk: key.jwk })
       .setIssuedAt()
       .sign(key.keyPair.privateKey)

@@ -5,8 +5,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as jose from "jose"
 import * as oauth from "oauth4webapi"
+import { loadJose } from "./jose.js"
 
 type CryptoKey = Awaited<ReturnType<typeof oauth.generateKeyPair>>["privateKey"]
 import type { AuthStep } from "../../McpAuthError.js"
@@ -80,7 +80,7 @@ export const call = <A>(
 export const importPrivateKey = (key: string | CryptoKey, alg: string): Effect.Effect<CryptoKey, McpAuthError> =>
   typeof key === "string"
     ? Effect.tryPromise({
-      try: () => jose.importPKCS8(key, alg),
+      try: () => loadJose().then((jose) => jose.importPKCS8(key, alg)),
       catch: () => new McpAuthError({ step: "token", detail: `the private key is not a PKCS#8 PEM ${alg} key` })
     })
     : Effect.succeed(key)
