@@ -24,9 +24,15 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
+import {
+  McpClosedError,
+  McpInvalidResponseError,
+  McpServerGoneError,
+  McpTransportError
+} from "../../McpError.js"
 import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, Service } from "../../McpTransport.js"
 import { encodeHeaderValue } from "../mcpHeaders.js"
@@ -56,6 +62,10 @@ interface State {
   readonly options: HttpOptions
   readonly scope: Scope.Scope
   readonly ended: Deferred.Deferred<McpServerGoneError | McpClosedError>
+  /** What `ended` holds, once it does (read without an effect on every send). */
+  endedWith: Ended | undefined
+  /** Runs an effect on a fiber of the connection (the slow paths of a request: resumption, 401s, failures). */
+  readonly run: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
   readonly reconnectDelay: Duration.Duration
   readonly maxReconnectDelay: Duration.Duration
   readonly maxReconnects: number
@@ -72,6 +82,9 @@ interface State {
 }
 
 type Ended = McpServerGoneError | McpClosedError
+
+/** What fails a request's POST. */
+type PostError = Parameters<Receiver["failed"]>[1]
 
 const parseJson = (text: string): Option.Option<unknown> => {
   try {
@@ -187,10 +200,55 @@ interface Consumed {
 }
 
 /**
- * Read an SSE response: every event with data is handed over as it comes; done once the response to `request`
- * came (the rest of the stream is handed off to the wire, to finish on its own), or when the stream ends or
- * breaks. An event past `maxMessageBytes` ends the read as `oversized`.
+ * Read an SSE response: every event with data is handed over as it comes; `done` is told once the response to
+ * `request` came (the rest of the stream is handed off to the wire, to finish on its own), or when the stream
+ * ends or breaks. An event past `maxMessageBytes` ends the read as `oversized`.
  */
+const consumeWith = (
+  state: State,
+  response: wire.WireResponse,
+  request: Request | undefined,
+  position: Position,
+  onEvent: () => void,
+  done: (consumed: Consumed) => void
+): void => {
+  let answered = false
+  let settled = false
+  const settle = (broke: Option.Option<string>, oversized = false) => {
+    if (settled) return
+    settled = true
+    done({ answered, broke, oversized })
+  }
+  const status = request === undefined ? undefined : response.status
+  const parser = Sse.makeParser((item) => {
+    if (item._tag === "Retry") {
+      position.retry = item.duration
+      return
+    }
+    if (item.id !== undefined) position.lastEventId = item.id
+    // Priming events (an id, empty data) and non-message events carry no JSON-RPC message.
+    if (item.data.trim() === "" || item.event !== "message") return
+    onEvent()
+    if (!deliver(state, item.data, request, status) || answered) return
+    answered = true
+    response.handOff()
+    settle(Option.none())
+  }, { maxEventSize: state.maxMessageBytes })
+  const decoder = new TextDecoder()
+  response.read({
+    onData: (chunk) => {
+      const error = parser.feed(decoder.decode(chunk, { stream: true }))
+      if (error === undefined) return
+      response.cancel()
+      // An event past maxMessageBytes: on a request's own stream it is taken as its (dropped) answer.
+      settle(Option.some(error.message), /exceeded the maximum size/.test(error.message))
+    },
+    onEnd: () => settle(Option.none()),
+    onError: (cause) => settle(Option.some(wire.describeCause(cause)))
+  })
+}
+
+/** `consumeWith` as an effect (interrupted: the request is aborted). */
 const consume = (
   state: State,
   response: wire.WireResponse,
@@ -199,46 +257,17 @@ const consume = (
   onEvent: () => void = () => {}
 ) =>
   Effect.async<Consumed>((resume) => {
-    let answered = false
-    let settled = false
-    const settle = (broke: Option.Option<string>, oversized = false) => {
-      if (settled) return
-      settled = true
-      resume(Effect.succeed({ answered, broke, oversized }))
-    }
-    const status = request === undefined ? undefined : response.status
-    const parser = Sse.makeParser((item) => {
-      if (item._tag === "Retry") {
-        position.retry = item.duration
-        return
-      }
-      if (item.id !== undefined) position.lastEventId = item.id
-      // Priming events (an id, empty data) and non-message events carry no JSON-RPC message.
-      if (item.data.trim() === "" || item.event !== "message") return
-      onEvent()
-      if (!deliver(state, item.data, request, status) || answered) return
-      answered = true
-      response.handOff()
-      settle(Option.none())
-    }, { maxEventSize: state.maxMessageBytes })
-    const decoder = new TextDecoder()
-    response.read({
-      onData: (chunk) => {
-        const error = parser.feed(decoder.decode(chunk, { stream: true }))
-        if (error === undefined) return
-        response.cancel()
-        // An event past maxMessageBytes: on a request's own stream it is taken as its (dropped) answer.
-        settle(Option.some(error.message), /exceeded the maximum size/.test(error.message))
-      },
-      onEnd: () => settle(Option.none()),
-      onError: (cause) => settle(Option.some(wire.describeCause(cause)))
-    })
+    consumeWith(state, response, request, position, onEvent, (consumed) => resume(Effect.succeed(consumed)))
     return Effect.sync(() => response.cancel())
   })
 
 // --- connection end --------------------------------------------------------------------------------------
 
-const endWith = (state: State, reason: Ended) => Deferred.succeed(state.ended, reason).pipe(Effect.asVoid)
+const endWith = (state: State, reason: Ended) =>
+  Effect.suspend(() => {
+    state.endedWith ??= reason
+    return Deferred.succeed(state.ended, reason)
+  }).pipe(Effect.asVoid)
 
 /** A 404 to a request that carried the session id: the session is over; so is this connection. */
 const checkSession = (
@@ -284,12 +313,27 @@ const httpFailure = (
     })
   })
 
-/** The answer to `request` was past `maxMessageBytes`: a diagnostic, and the request fails. */
-const tooLarge = (state: State, request: Request, bytes: number) => {
+/** The answer to `request` was past `maxMessageBytes`: a diagnostic, and the error that fails the request. */
+const tooLargeError = (state: State, request: Request, bytes: number) => {
   const reason = `larger than maxMessageBytes (${state.maxMessageBytes} bytes): dropped after ${bytes} bytes`
   state.receiver.malformed(`(the answer to ${request.method}, id ${JSON.stringify(request.id)})`, reason)
-  return Effect.fail(new McpInvalidResponseError({ method: request.method, reason: `the answer was ${reason}` }))
+  return new McpInvalidResponseError({ method: request.method, reason: `the answer was ${reason}` })
 }
+
+const tooLarge = (state: State, request: Request, bytes: number) =>
+  Effect.suspend(() => Effect.fail(tooLargeError(state, request, bytes)))
+
+/** A JSON body that is not the answer to the request it came with. */
+const notTheAnswer = (request: Request, status: number, text: string) =>
+  new McpTransportError({
+    reason: "Http",
+    status,
+    detail: `${request.method}: the HTTP ${status} JSON body is not the response to the request: ${wire.excerpt(text)}`
+  })
+
+/** How a stream that ended without the answer is described. */
+const howItEnded = (consumed: Consumed) =>
+  Option.match(consumed.broke, { onNone: () => "ended", onSome: (reason) => `broke (${reason})` })
 
 const lost = (request: Request, how: string) =>
   new McpServerGoneError({
@@ -370,7 +414,7 @@ const readAnswer = (
       const outcome = yield* consume(state, response, request, position)
       if (outcome.oversized) return yield* tooLarge(state, request, state.maxMessageBytes)
       if (outcome.answered) return
-      const how = Option.match(outcome.broke, { onNone: () => "ended", onSome: (reason) => `broke (${reason})` })
+      const how = howItEnded(outcome)
       // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
       if (era === "modern" || position.lastEventId === undefined) return yield* lost(request, how)
       return yield* resume(state, request, position, context.protocolVersion, how)
@@ -382,17 +426,35 @@ const readAnswer = (
       if ("oversized" in body) return yield* tooLarge(state, request, body.oversized)
       const text = body.text
       if (deliver(state, text, request, status)) return
-      return yield* new McpTransportError({
-        reason: "Http",
-        status,
-        detail: `${request.method}: the HTTP ${status} JSON body is not the response to the request: ${wire.excerpt(text)}`
-      })
+      return yield* notTheAnswer(request, status, text)
     }
     return yield* new McpTransportError({
       reason: "Http",
       status,
       detail: `${request.method}: HTTP ${status} with ${type === "" ? "no content type" : type}, not a JSON-RPC response`
     })
+  })
+
+/** The legacy session id from a 2xx answer to `initialize`. */
+const captureSession = (state: State, response: wire.WireResponse) => {
+  const id = response.headers["mcp-session-id"]
+  if (id !== undefined && isValidSessionId(id)) state.sessionId = id
+}
+
+/** What comes after a request's response head, on the effect path (see `PostExchange` for the usual one). */
+const afterHead = (
+  state: State,
+  response: wire.WireResponse,
+  request: Request,
+  sentSession: boolean,
+  context: SendContext,
+  era: Era
+) =>
+  Effect.gen(function*() {
+    if (era === "legacy" && request.method === "initialize" && wire.isOk(response.status)) captureSession(state, response)
+    yield* checkSession(state, response, sentSession, request.method)
+    if (!wire.isOk(response.status)) return yield* httpFailure(state, response, request, request.method)
+    return yield* readAnswer(state, response, request, context, era)
   })
 
 const postRequest = (
@@ -404,7 +466,6 @@ const postRequest = (
   era: Era
 ) =>
   Effect.gen(function*() {
-    const sentSession = headers["mcp-session-id"] !== undefined
     const response = yield* state.wire.execute({
       method: "POST",
       what: request.method,
@@ -412,14 +473,93 @@ const postRequest = (
       headers,
       body
     })
-    if (era === "legacy" && request.method === "initialize" && wire.isOk(response.status)) {
-      const id = response.headers["mcp-session-id"]
-      if (id !== undefined && isValidSessionId(id)) state.sessionId = id
-    }
-    yield* checkSession(state, response, sentSession, request.method)
-    if (!wire.isOk(response.status)) return yield* httpFailure(state, response, request, request.method)
-    return yield* readAnswer(state, response, request, context, era)
+    return yield* afterHead(state, response, request, headers["mcp-session-id"] !== undefined, context, era)
   }).pipe(Effect.scoped)
+
+/**
+ * A request's POST without a fiber of its own: the usual answer (2xx with an SSE stream or a JSON body) is read
+ * as it comes, from undici's callbacks. Anything else goes on, with the response as it came, to the effects
+ * of `afterHead` on a fiber of the connection: an error status, a 401/403 for the authorizer, a legacy stream
+ * to resume.
+ */
+class PostExchange {
+  response: wire.WireResponse | undefined = undefined
+  slow: Fiber.RuntimeFiber<void, never> | undefined = undefined
+
+  constructor(
+    readonly state: State,
+    readonly request: Request,
+    readonly outgoing: wire.Outgoing,
+    readonly extra: Readonly<Record<string, string>>,
+    readonly context: SendContext,
+    readonly era: Era
+  ) {}
+
+  start() {
+    this.response = this.state.wire.begin(
+      this.outgoing,
+      this.extra,
+      (response) => this.onHead(response),
+      (error) => this.fail(error)
+    )
+  }
+
+  /** What the request's scope does when it closes: abort the POST unless it handed the answer over. */
+  release(): Effect.Effect<void> {
+    const slow = this.slow
+    if (this.request.answered) return slow === undefined ? Effect.void : Effect.asVoid(Fiber.await(slow))
+    this.response?.cancel()
+    return slow === undefined ? Effect.void : Fiber.interrupt(slow)
+  }
+
+  private onHead(response: wire.WireResponse) {
+    const { era, request, state } = this
+    const type = wire.mediaType(response)
+    const sse = type === wire.SSE
+    if (!wire.isOk(response.status) || (!sse && !wire.isJsonType(type))) return this.goSlow(response)
+    if (era === "legacy" && request.method === "initialize") captureSession(state, response)
+    if (sse) {
+      const position: Position = { lastEventId: undefined, retry: undefined }
+      return consumeWith(state, response, request, position, () => {}, (consumed) => this.onStreamEnd(consumed, position))
+    }
+    wire.readBoundedWith(response, state.maxMessageBytes, (outcome) => {
+      if ("broke" in outcome) return this.fail(lost(request, `broke (${wire.describeCause(outcome.broke)})`))
+      if ("oversized" in outcome) return this.fail(tooLargeError(state, request, outcome.oversized))
+      if (!deliver(state, outcome.text, request, response.status)) this.fail(notTheAnswer(request, response.status, outcome.text))
+    })
+  }
+
+  private onStreamEnd(consumed: Consumed, position: Position) {
+    const { request, state } = this
+    if (consumed.answered) return
+    if (consumed.oversized) return this.fail(tooLargeError(state, request, state.maxMessageBytes))
+    // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
+    if (this.era === "modern" || position.lastEventId === undefined) return this.fail(lost(request, howItEnded(consumed)))
+    this.run(resume(state, request, position, this.context.protocolVersion, howItEnded(consumed)))
+  }
+
+  /** The unusual answers: on, through the effects. */
+  private goSlow(response: wire.WireResponse) {
+    const { context, era, extra, outgoing, request, state } = this
+    const sentSession = outgoing.headers["mcp-session-id"] !== undefined
+    this.run(
+      Effect.addFinalizer(() => Effect.sync(() => response.release())).pipe(
+        Effect.zipRight(state.wire.challenged(outgoing, extra, response)),
+        Effect.flatMap((final) => afterHead(state, final, request, sentSession, context, era)),
+        Effect.scoped
+      )
+    )
+  }
+
+  private run(effect: Effect.Effect<void, PostError>) {
+    this.slow = this.state.run(Effect.catchAll(effect, (error) => Effect.sync(() => this.fail(error))))
+  }
+
+  /** The request failed; when the connection ended (an expired session), the end fails it instead. */
+  private fail(error: PostError) {
+    if (this.state.endedWith === undefined) this.state.receiver.failed(this.request.id, error)
+  }
+}
 
 /** A notification or a response (legacy replies to server requests): 202 expected. */
 const postOther = (
@@ -501,42 +641,62 @@ const getStream = (state: State) =>
     }
   }).pipe(Effect.catchTag("McpServerGoneError", () => Effect.void))
 
+/**
+ * A request's POST, started before `send` returns and living in the request's scope: closing it (timed out,
+ * cancelled, answered on another stream) aborts it; once it handed the answer over, the rest of its stream is
+ * left to finish on its own (so that its connection is kept alive). With `fetchTimeout`, the POST runs as an
+ * effect on a fiber of its own, which bounds the wait for its head.
+ */
+const sendRequest = (
+  state: State,
+  request: Request,
+  body: string,
+  headers: Record<string, string>,
+  context: SendContext,
+  era: Era,
+  scope: Scope.Scope
+) => {
+  if (state.options.fetchTimeout !== undefined) {
+    return Effect.flatMap(
+      postRequest(state, request, body, headers, context, era).pipe(
+        Effect.catchAll((error) =>
+          Effect.sync(() => {
+            if (state.endedWith === undefined) state.receiver.failed(request.id, error)
+          })
+        ),
+        Effect.interruptible,
+        Effect.forkDaemon
+      ),
+      (fiber) => Scope.addFinalizer(scope, Effect.suspend(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber)))
+    )
+  }
+  const outgoing: wire.Outgoing = { method: "POST", what: request.method, mcpMethod: request.method, headers, body }
+  return Effect.flatMap(state.wire.headersFor(outgoing), (extra) => {
+    const exchange = new PostExchange(state, request, outgoing, extra, context, era)
+    exchange.start()
+    return Scope.addFinalizer(scope, Effect.suspend(() => exchange.release()))
+  })
+}
+
 const send = (state: State) => (message: OutboundMessage, context: SendContext, scope?: Scope.Scope) =>
-  Effect.gen(function*() {
-    const done = yield* Deferred.poll(state.ended)
-    if (Option.isSome(done)) return yield* Effect.flatMap(done.value, Effect.fail)
-    const body = yield* Effect.try({
-      try: () => JSON.stringify(message),
-      catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
-    })
+  Effect.suspend(() => {
+    if (state.endedWith !== undefined) return Effect.fail(state.endedWith)
+    let body: string
+    try {
+      body = JSON.stringify(message)
+    } catch (cause) {
+      return Effect.fail(new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause }))
+    }
     const era: Era = context.era ?? "legacy"
     const request = requestOf(message)
     if (era === "modern" && methodOf(message) === undefined) {
       // A modern server never sends requests, so it takes no responses: whatever asked is not answered.
-      return yield* Effect.logDebug("mcp http: not POSTing a response to a modern server")
+      return Effect.logDebug("mcp http: not POSTing a response to a modern server")
     }
     const headers = postHeaders(state, message, context, era)
-    if (request !== undefined) {
-      // The POST lives in the request's scope: closing it (timed out, cancelled, answered on another stream)
-      // aborts it; once it handed the answer over, it is let finish reading, so that the next request never
-      // races its teardown for the connection.
-      const fiber = yield* postRequest(state, request, body, headers, context, era).pipe(
-        // When the connection ended (an expired session), the end fails the request, after what came before.
-        Effect.catchAll((error) =>
-          Effect.flatMap(Deferred.isDone(state.ended), (ended) =>
-            ended ? Effect.void : Effect.sync(() => state.receiver.failed(request.id, error)))
-        ),
-        Effect.interruptible,
-        Effect.forkDaemon
-      )
-      yield* Scope.addFinalizer(
-        scope ?? state.scope,
-        Effect.suspend(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber))
-      )
-      return
-    }
+    if (request !== undefined) return sendRequest(state, request, body, headers, context, era, scope ?? state.scope)
     // Interruptible even where the caller is not (the peer sends cancellations from a finalizer).
-    return yield* Effect.raceFirst(
+    return Effect.raceFirst(
       Effect.interruptible(Effect.scoped(postOther(state, message, body, headers, context, era))),
       Effect.interruptible(Effect.flatMap(Deferred.await(state.ended), Effect.fail))
     )
@@ -577,6 +737,8 @@ const connect = (requester: requester.Requester, options: HttpOptions) =>
       options,
       scope: yield* Effect.scope,
       ended: yield* Deferred.make<Ended>(),
+      endedWith: undefined,
+      run: yield* FiberSet.makeRuntime<never, void, never>(),
       reconnectDelay: Duration.decode(options.reconnectDelay ?? "1 second"),
       maxReconnectDelay: Duration.decode(options.maxReconnectDelay ?? "30 seconds"),
       maxReconnects: options.maxReconnectAttempts ?? 3,

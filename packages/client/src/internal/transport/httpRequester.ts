@@ -77,12 +77,19 @@ export const fromHttpClient = (httpClient: HttpClient.HttpClient, runtime: Runti
         Effect.scoped(
           Effect.flatMap(client.execute(toRequest(exchange)), (response) => {
             if (!stopped) handler.onHead(response.status, flattenHeaders(response.headers))
-            return Stream.runForEach(response.stream, (chunk) => Effect.sync(() => stopped || handler.onData(chunk)))
+            return Stream.runForEach(response.stream, (chunk) =>
+              Effect.sync(() => {
+                if (!stopped) handler.onData(chunk)
+              }))
           })
         ).pipe(
           Effect.match({
-            onFailure: (error) => stopped || handler.onError(causeOf(error)),
-            onSuccess: () => stopped || handler.onEnd()
+            onFailure: (error) => {
+              if (!stopped) handler.onError(causeOf(error))
+            },
+            onSuccess: () => {
+              if (!stopped) handler.onEnd()
+            }
           })
         )
       )

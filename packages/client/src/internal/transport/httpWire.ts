@@ -135,42 +135,54 @@ const MAX_DRAINING = 16
 
 const textDecoder = new TextDecoder()
 
+/** A body read whole, or how far it got past its bound. @internal */
+export type Bounded = { readonly text: string } | { readonly oversized: number }
+
 /**
- * A response body read whole, but never past `max` bytes: a declared or actual length past it stops the read
- * (the request is aborted) and says how far it got. Fails with what broke the body.
+ * Read a response body whole, but never past `max` bytes: a declared or actual length past it stops the read
+ * (the request is aborted) and says how far it got. `done` is told once: what was read, or what broke it.
+ *
+ * @internal
+ */
+export const readBoundedWith = (
+  response: WireResponse,
+  max: number,
+  done: (outcome: Bounded | { readonly broke: unknown }) => void
+): void => {
+  const declared = Number(response.headers["content-length"])
+  if (Number.isFinite(declared) && declared > max) {
+    response.cancel()
+    return done({ oversized: declared })
+  }
+  const parts: Array<Uint8Array> = []
+  let size = 0
+  let over = false
+  response.read({
+    onData: (chunk) => {
+      if (over) return
+      size += chunk.length
+      if (size <= max) return void parts.push(chunk)
+      over = true
+      response.cancel()
+      done({ oversized: size })
+    },
+    onEnd: () => {
+      if (!over) done({ text: decodeAll(parts, size) })
+    },
+    onError: (cause) => {
+      if (!over) done({ broke: cause })
+    }
+  })
+}
+
+/**
+ * `readBoundedWith` as an effect, failing with what broke the body.
  *
  * @internal
  */
 export const readBounded = (response: WireResponse, max: number) =>
-  Effect.async<{ readonly text: string } | { readonly oversized: number }, unknown>((resume) => {
-    const declared = Number(response.headers["content-length"])
-    if (Number.isFinite(declared) && declared > max) {
-      response.cancel()
-      return resume(Effect.succeed({ oversized: declared }))
-    }
-    const parts: Array<Uint8Array> = []
-    let size = 0
-    let done = false
-    response.read({
-      onData: (chunk) => {
-        if (done) return
-        size += chunk.length
-        if (size <= max) return void parts.push(chunk)
-        done = true
-        response.cancel()
-        resume(Effect.succeed({ oversized: size }))
-      },
-      onEnd: () => {
-        if (done) return
-        done = true
-        resume(Effect.succeed({ text: decodeAll(parts, size) }))
-      },
-      onError: (cause) => {
-        if (done) return
-        done = true
-        resume(Effect.fail(cause))
-      }
-    })
+  Effect.async<Bounded, unknown>((resume) => {
+    readBoundedWith(response, max, (outcome) => resume("broke" in outcome ? Effect.fail(outcome.broke) : Effect.succeed(outcome)))
     return Effect.sync(() => response.cancel())
   })
 
@@ -221,6 +233,23 @@ export interface Wire {
   readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
   /** Cancel the responses still finishing on their own (the connection closes). */
   readonly close: () => void
+  /**
+   * `execute` in three steps, for a caller that reads responses as they come: the authorizer's headers of a
+   * first attempt, `begin` the request with them, and, after its head, `challenged` (a 401/403 goes to the
+   * authorizer, which may have the request sent again; otherwise the response as it is).
+   */
+  readonly headersFor: (outgoing: Outgoing) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
+  readonly begin: (
+    outgoing: Outgoing,
+    extra: Readonly<Record<string, string>>,
+    onHead: (response: WireResponse) => void,
+    onNoResponse: (error: McpTransportError) => void
+  ) => WireResponse
+  readonly challenged: (
+    outgoing: Outgoing,
+    extra: Readonly<Record<string, string>>,
+    response: WireResponse
+  ) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
 }
 
 /** @internal */
@@ -237,20 +266,32 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       cause
     })
 
+  /** Start one HTTP request: `onHead` once its head came, or `onNoResponse`. */
+  const begin = (
+    outgoing: Outgoing,
+    extra: Readonly<Record<string, string>>,
+    onHead: (response: WireResponse) => void,
+    onNoResponse: (error: McpTransportError) => void
+  ) => {
+    const response = new WireResponse(onHead, (cause) => onNoResponse(unreachable(outgoing, cause)), draining)
+    response.abort = requester.start({
+      method: outgoing.method,
+      url,
+      headers: lowerCased(lowerCased({ ...base }, extra), outgoing.headers),
+      body: outgoing.body
+    }, response)
+    return response
+  }
+
   /** One HTTP request, until its head. */
   const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) =>
     Effect.async<WireResponse, McpTransportError>((resume) => {
-      const response = new WireResponse(
+      const response = begin(
+        outgoing,
+        extra,
         (headed) => resume(Effect.succeed(headed)),
-        (cause) => resume(Effect.fail(unreachable(outgoing, cause))),
-        draining
+        (error) => resume(Effect.fail(error))
       )
-      response.abort = requester.start({
-        method: outgoing.method,
-        url,
-        headers: lowerCased(lowerCased({ ...base }, extra), outgoing.headers),
-        body: outgoing.body
-      }, response)
       return Effect.sync(() => response.cancel())
     })
 
@@ -273,7 +314,16 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     for (const response of [...draining]) response.cancel()
   }
 
-  if (authorizer === undefined) return { url, execute: (outgoing) => once(outgoing, {}), close }
+  if (authorizer === undefined) {
+    return {
+      url,
+      execute: (outgoing) => once(outgoing, {}),
+      close,
+      begin,
+      headersFor: () => Effect.succeed({}),
+      challenged: (_outgoing, _extra, response) => Effect.succeed(response)
+    }
+  }
 
   const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
     method: outgoing.method,
@@ -281,28 +331,40 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     mcpMethod: outgoing.mcpMethod,
     attempt
   })
-  const attempt = (outgoing: Outgoing, n: number) =>
-    Effect.flatMap(
-      authorizer.headers(info(outgoing, n)),
-      (extra) => Effect.map(once(outgoing, extra), (response) => ({ response, extra }))
-    )
 
   // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
   const maxRetries = 3
+  /** After the answer to attempt `n`: a 401/403 goes to the authorizer, which may have it sent again. */
+  const after = (
+    outgoing: Outgoing,
+    n: number,
+    extra: Readonly<Record<string, string>>,
+    response: WireResponse
+  ): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> => {
+    if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
+    return authorizer.onChallenge({
+      status: response.status,
+      headers: response.headers,
+      request: info(outgoing, n),
+      sent: extra
+    }).pipe(Effect.flatMap((decision) => {
+      if (decision !== "retry") return Effect.succeed(response)
+      response.cancel()
+      return run(outgoing, n + 1)
+    }))
+  }
   const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> =>
-    Effect.flatMap(attempt(outgoing, n), ({ extra, response }) => {
-      if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
-      return authorizer.onChallenge({
-        status: response.status,
-        headers: response.headers,
-        request: info(outgoing, n),
-        sent: extra
-      }).pipe(Effect.flatMap((decision) => {
-        if (decision !== "retry") return Effect.succeed(response)
-        response.cancel()
-        return run(outgoing, n + 1)
-      }))
-    })
+    Effect.flatMap(
+      authorizer.headers(info(outgoing, n)),
+      (extra) => Effect.flatMap(once(outgoing, extra), (response) => after(outgoing, n, extra, response))
+    )
 
-  return { url, execute: (outgoing) => run(outgoing, 0), close }
+  return {
+    url,
+    execute: (outgoing) => run(outgoing, 0),
+    close,
+    begin,
+    headersFor: (outgoing) => authorizer.headers(info(outgoing, 0)),
+    challenged: (outgoing, extra, response) => after(outgoing, 0, extra, response)
+  }
 }
