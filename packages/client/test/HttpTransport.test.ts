@@ -136,6 +136,47 @@ describe("modern Streamable HTTP", () => {
       assert.deepStrictEqual(progress, [1, 2])
     }))
 
+  it.scopedLive("an answered SSE stream is left to end on its own: its kept-alive connection serves the next call", () =>
+    Effect.gen(function*() {
+      const sockets = new Set<unknown>()
+      const server = yield* scripted((seen, res, req) => {
+        if (methodOf(seen) === "server/discover") return json(res, 200, result(seen, MODERN_DISCOVER))
+        sockets.add(req.socket)
+        openSse(res)
+        event(res, result(seen, toolResult("early")))
+        setTimeout(() => res.end(), 30)
+      })
+      const client = yield* makeClient(server.url)
+      for (let i = 0; i < 6; i++) {
+        const answer = yield* client.callTool("t")
+        assert.deepStrictEqual(answer.content, [{ type: "text", text: "early" }])
+        yield* Effect.sleep("80 millis")
+      }
+      // An abort at the answer would have cost each call its connection (6); the pool may hold the probe's too.
+      assert.isAtMost(sockets.size, 2)
+    }))
+
+  it.scopedLive("answered streams the server never ends: at most 16 are kept, the oldest cancelled, all at close", () =>
+    Effect.gen(function*() {
+      const server = yield* modernServer((seen, res) => {
+        openSse(res)
+        event(res, result(seen, toolResult("kept")))
+      })
+      let closed = 0
+      yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* makeClient(server.url)
+        for (let i = 0; i < 20; i++) yield* client.callTool("t")
+        for (const call of server.requests("tools/call")) void call.closed.then(() => closed++)
+        yield* eventually(() => closed >= 4, "the four oldest streams cancelled")
+        yield* Effect.sleep("100 millis")
+        assert.strictEqual(closed, 4)
+      }))
+      // Closing the client lets go of the rest.
+      yield* Effect.promise(() => Promise.all(server.requests("tools/call").map((call) => call.closed))).pipe(
+        Effect.timeout("2 seconds")
+      )
+    }))
+
   it.scopedLive("cancellation closes the response stream; no notifications/cancelled is sent", () =>
     Effect.gen(function*() {
       const server = yield* modernServer((_, res) => {
