@@ -3,7 +3,7 @@
  * callbacks (no `Readable`, no `AbortController`, no stream or fiber per request).
  */
 import * as Effect from "effect/Effect"
-import { Agent, type Dispatcher } from "undici"
+import type { Dispatcher } from "undici"
 import type { Handler, Requester } from "./httpRequester.js"
 import { flattenHeaders } from "./httpRequester.js"
 
@@ -71,13 +71,14 @@ export const make = (dispatcher: Dispatcher): Requester => ({
 })
 
 /**
- * A requester on an undici `Agent` of its own, destroyed with the scope (its sockets with it).
+ * A requester on an undici `Agent` of its own, destroyed with the scope (its sockets with it). undici is loaded
+ * here, on first use, not with the package: it is about a hundred modules, which a stdio client never needs.
  *
  * @internal
  */
 export const scoped = Effect.map(
   Effect.acquireRelease(
-    Effect.sync(() => new Agent()),
+    Effect.promise(() => import("undici")).pipe(Effect.map(({ Agent }) => new Agent())),
     (agent) => Effect.promise(() => agent.destroy())
   ),
   make
