@@ -86,155 +86,199 @@ export const make = (options: StdioOptions): Effect.Effect<Service, never, Comma
     connect: connect(executor, options)
   }))
 
-const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOptions) =>
+/** What the parts of one connection share. */
+interface Link {
+  readonly options: StdioOptions
+  readonly proc: CommandExecutor.Process
+  readonly pgid: number
+  readonly grace: Duration.Duration
+  readonly ended: Deferred.Deferred<McpServerGoneError | McpClosedError>
+  /** Completes when stdout has been read to its end, so that what came before the exit is handed over first. */
+  readonly drained: Deferred.Deferred<void>
+  /** The end of the server's stderr, for the reports of how it ended. */
+  readonly readTail: Effect.Effect<string>
+  readonly outbox: Outbox.Outbox
+  /** Wakes the writer: the outbox has bytes, or the connection is closing. */
+  readonly wakeups: Queue.Queue<boolean>
+  closing: boolean
+}
+
+/** Start the server process in a process group of its own (terminated last, whatever the server left). */
+const spawn = (executor: CommandExecutor.CommandExecutor, options: StdioOptions, grace: Duration.Duration) =>
   Effect.gen(function*() {
-    const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
-    const tailBytes = options.stderrTailBytes ?? 8192
     let command = Command.make(options.command, ...(options.args ?? [])).pipe(
       Command.env(childEnvironment(options), { extendEnv: false })
     )
     if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
-
     const proc = yield* executor.start(command).pipe(
       Effect.mapError((cause) =>
         new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
       )
     )
-
     const pgid = Number(proc.pid)
     ProcessGroups.register(pgid)
-    // Registered first, so it runs last: after the server itself was stopped (below), whatever it left.
+    // Registered first, so it runs last: after the server itself was stopped, whatever it left.
     yield* Effect.addFinalizer(() => ProcessGroups.terminate(pgid, grace))
+    return { proc, pgid }
+  })
 
-    const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
-    // Completes when stdout has been read to its end, so that what came before the exit is handed over first.
-    const drained = yield* Deferred.make<void>()
+/** The last `tailBytes` of stderr, kept as they come. */
+const watchStderr = (proc: CommandExecutor.Process, tailBytes: number) =>
+  Effect.gen(function*() {
     const stderrTail = yield* Ref.make<Uint8Array>(new Uint8Array(0))
-    const stderrFiber = yield* proc.stderr.pipe(
+    const fiber = yield* proc.stderr.pipe(
       Stream.runForEach((chunk) => Ref.update(stderrTail, (tail) => appendTail(tailBytes)(tail, chunk))),
       Effect.ignore,
       Effect.forkScoped
     )
     const readTail = Ref.get(stderrTail).pipe(Effect.map((bytes) => new TextDecoder().decode(bytes)))
+    return { fiber, readTail }
+  })
 
-    // Outbound: a bounded outbox feeds stdin one message at a time; each message is followed, in the same
-    // chunk, by an empty write, so that the stdin sink waits for `drain` after it (the pipe's backpressure).
-    const outbox = Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024)
-    const wakeups = yield* Queue.unbounded<boolean>()
-    let closing = false
-    const nextBytes: Effect.Effect<Uint8Array, Option.Option<never>> = Effect.suspend(() => {
-      const bytes = outbox.next()
-      if (bytes !== undefined) return Effect.succeed(bytes)
-      if (closing) return Effect.fail(Option.none())
-      return Effect.zipRight(Queue.take(wakeups), nextBytes)
-    })
-    const writer = yield* Stream.repeatEffectOption(nextBytes).pipe(
-      Stream.mapChunks(Chunk.flatMap((bytes) => Chunk.make(bytes, EMPTY))),
-      Stream.run(proc.stdin),
-      Effect.ignore,
-      Effect.forkScoped
-    )
+/**
+ * Outbound: the bounded outbox feeds stdin one message at a time; each message is followed, in the same
+ * chunk, by an empty write, so that the stdin sink waits for `drain` after it (the pipe's backpressure).
+ */
+const startWriter = (link: Link) => {
+  const nextBytes: Effect.Effect<Uint8Array, Option.Option<never>> = Effect.suspend(() => {
+    const bytes = link.outbox.next()
+    if (bytes !== undefined) return Effect.succeed(bytes)
+    if (link.closing) return Effect.fail(Option.none())
+    return Effect.zipRight(Queue.take(link.wakeups), nextBytes)
+  })
+  return Stream.repeatEffectOption(nextBytes).pipe(
+    Stream.mapChunks(Chunk.flatMap((bytes) => Chunk.make(bytes, EMPTY))),
+    Stream.run(link.proc.stdin),
+    Effect.ignore,
+    Effect.forkScoped
+  )
+}
 
-    // The process's exit ends the connection with a report of how it ended.
-    yield* proc.exitCode.pipe(
-      Effect.map((code) => ({ exitCode: Number(code) })),
-      Effect.catchAll((error) =>
-        Effect.succeed({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "unknown" })
-      ),
-      Effect.flatMap((how) =>
-        Fiber.await(stderrFiber).pipe(
-          Effect.timeout("200 millis"),
-          Effect.ignore,
-          Effect.zipRight(Deferred.await(drained).pipe(Effect.timeout("200 millis"), Effect.ignore)),
-          Effect.zipRight(readTail),
-          Effect.flatMap((tail) =>
-            Deferred.succeed(
-              ended,
-              new McpServerGoneError({ reason: `${describeCommand(options)} exited`, stderrTail: tail, ...how })
-            )
+/** The process's exit ends the connection with a report of how it ended (after stderr and stdout are read). */
+const watchExit = (link: Link, stderrFiber: Fiber.RuntimeFiber<void>) =>
+  link.proc.exitCode.pipe(
+    Effect.map((code) => ({ exitCode: Number(code) })),
+    Effect.catchAll((error) => Effect.succeed({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "unknown" })),
+    Effect.flatMap((how) =>
+      Fiber.await(stderrFiber).pipe(
+        Effect.timeout("200 millis"),
+        Effect.ignore,
+        Effect.zipRight(Deferred.await(link.drained).pipe(Effect.timeout("200 millis"), Effect.ignore)),
+        Effect.zipRight(link.readTail),
+        Effect.flatMap((tail) =>
+          Deferred.succeed(
+            link.ended,
+            new McpServerGoneError({ reason: `${describeCommand(link.options)} exited`, stderrTail: tail, ...how })
           )
         )
-      ),
-      Effect.forkScoped
+      )
+    ),
+    Effect.forkScoped
+  )
+
+/** Graceful shutdown (runs before the executor's own release): close stdin, wait; SIGTERM, wait; SIGKILL. */
+const shutdown = (link: Link, writer: Fiber.RuntimeFiber<void>) =>
+  Effect.gen(function*() {
+    const { grace, proc } = link
+    yield* Deferred.succeed(link.ended, new McpClosedError({}))
+    link.closing = true
+    yield* Queue.offer(link.wakeups, true)
+    const exited = yield* Fiber.await(writer).pipe(
+      Effect.zipRight(proc.exitCode),
+      Effect.interruptible,
+      Effect.timeout(grace),
+      Effect.isSuccess
     )
+    if (exited || !(yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false)))) return
+    const terminated = yield* proc.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
+    if (!terminated) yield* proc.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
+  }).pipe(Effect.ignore)
 
-    // Graceful shutdown (runs before the executor's own release): close stdin, wait; SIGTERM, wait; SIGKILL.
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        yield* Deferred.succeed(ended, new McpClosedError({}))
-        closing = true
-        yield* Queue.offer(wakeups, true)
-        const exited = yield* Fiber.await(writer).pipe(
-          Effect.zipRight(proc.exitCode),
-          Effect.interruptible,
-          Effect.timeout(grace),
-          Effect.isSuccess
-        )
-        if (exited || !(yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false)))) return
-        const terminated = yield* proc.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
-        if (!terminated) yield* proc.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
-      }).pipe(Effect.ignore)
-    )
+const send = (link: Link) => (message: OutboundMessage) =>
+  Effect.gen(function*() {
+    const done = yield* Deferred.poll(link.ended)
+    if (Option.isSome(done)) return yield* Effect.flatMap(done.value, (reason) => Effect.fail(reason))
+    // The cancellation of a request that was never written: neither is written.
+    const cancelled = cancelledId(message)
+    if (cancelled !== undefined && link.outbox.cancel(cancelled)) return
+    const line = yield* Effect.try({
+      try: () => JSON.stringify(message),
+      catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
+    })
+    const refused = link.outbox.offer(encoder.encode(line + "\n"), "id" in message && "method" in message ? message.id : undefined)
+    if (refused !== undefined) return yield* new McpTransportError({ reason: "Write", detail: refused })
+    yield* Queue.offer(link.wakeups, true)
+  })
 
-    const send = (message: OutboundMessage) =>
-      Effect.gen(function*() {
-        const done = yield* Deferred.poll(ended)
-        if (Option.isSome(done)) return yield* Effect.flatMap(done.value, (reason) => Effect.fail(reason))
-        // The cancellation of a request that was never written: neither is written.
-        const cancelled = cancelledId(message)
-        if (cancelled !== undefined && outbox.cancel(cancelled)) return
-        const line = yield* Effect.try({
-          try: () => JSON.stringify(message),
-          catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
-        })
-        const refused = outbox.offer(encoder.encode(line + "\n"), "id" in message && "method" in message ? message.id : undefined)
-        if (refused !== undefined) return yield* new McpTransportError({ reason: "Write", detail: refused })
-        yield* Queue.offer(wakeups, true)
-      })
-
-    // The end of stdout is the end of the connection: a server that closed it but keeps running is gone too
-    // (after a moment in which an exit would report itself), and it is stopped.
-    const stdoutEnded = Deferred.await(ended).pipe(
-      Effect.timeoutOption("1 second"),
-      Effect.flatMap((done) =>
-        Option.isSome(done) ? Effect.void : readTail.pipe(
-          Effect.flatMap((tail) =>
-            Deferred.succeed(
-              ended,
-              new McpServerGoneError({ reason: `${describeCommand(options)} closed its stdout`, stderrTail: tail })
-            )
-          ),
-          Effect.zipRight(Effect.sync(() => ProcessGroups.signalGroup(pgid, "SIGTERM")))
-        )
+/**
+ * The end of stdout is the end of the connection: a server that closed it but keeps running is gone too
+ * (after a moment in which an exit would report itself), and it is stopped.
+ */
+const stdoutEnded = (link: Link) =>
+  Deferred.await(link.ended).pipe(
+    Effect.timeoutOption("1 second"),
+    Effect.flatMap((done) =>
+      Option.isSome(done) ? Effect.void : link.readTail.pipe(
+        Effect.flatMap((tail) =>
+          Deferred.succeed(
+            link.ended,
+            new McpServerGoneError({ reason: `${describeCommand(link.options)} closed its stdout`, stderrTail: tail })
+          )
+        ),
+        Effect.zipRight(Effect.sync(() => ProcessGroups.signalGroup(link.pgid, "SIGTERM")))
       )
     )
+  )
 
-    const receive = (receiver: Receiver) =>
-      Effect.suspend(() => {
-        const maxBytes = options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
-        const framer = LineFramer.make(maxBytes, (line) => deliverFrame(line, receiver), (dropped) => {
-          const reason = `larger than maxMessageBytes (${maxBytes} bytes): dropped after ${dropped.bytes} bytes`
-          receiver.malformed(dropped.head, reason)
-          if (dropped.id !== undefined) {
-            receiver.failed(dropped.id, new McpInvalidResponseError({ method: "(answer)", reason: `the answer was ${reason}` }))
-          }
-        })
-        return proc.stdout.pipe(
-          Stream.runForEach((chunk) => Effect.sync(() => framer.data(chunk))),
-          Effect.ignore,
-          Effect.zipRight(Effect.sync(framer.end)),
-          Effect.zipRight(Deferred.succeed(drained, undefined)),
-          Effect.zipRight(stdoutEnded),
-          Effect.onInterrupt(() => Deferred.succeed(drained, undefined)),
-          Effect.forkScoped,
-          Effect.asVoid
-        )
-      })
+/** Read stdout line by line into `receiver` (lines past `maxMessageBytes` are dropped and reported). */
+const receive = (link: Link) => (receiver: Receiver) =>
+  Effect.suspend(() => {
+    const maxBytes = link.options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
+    const framer = LineFramer.make(maxBytes, (line) => deliverFrame(line, receiver), (dropped) => {
+      const reason = `larger than maxMessageBytes (${maxBytes} bytes): dropped after ${dropped.bytes} bytes`
+      receiver.malformed(dropped.head, reason)
+      if (dropped.id !== undefined) {
+        receiver.failed(dropped.id, new McpInvalidResponseError({ method: "(answer)", reason: `the answer was ${reason}` }))
+      }
+    })
+    return link.proc.stdout.pipe(
+      Stream.runForEach((chunk) => Effect.sync(() => framer.data(chunk))),
+      Effect.ignore,
+      Effect.zipRight(Effect.sync(framer.end)),
+      Effect.zipRight(Deferred.succeed(link.drained, undefined)),
+      Effect.zipRight(stdoutEnded(link)),
+      Effect.onInterrupt(() => Deferred.succeed(link.drained, undefined)),
+      Effect.forkScoped,
+      Effect.asVoid
+    )
+  })
 
+const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOptions) =>
+  Effect.gen(function*() {
+    const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
+    const { pgid, proc } = yield* spawn(executor, options, grace)
+    const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
+    const drained = yield* Deferred.make<void>()
+    const stderr = yield* watchStderr(proc, options.stderrTailBytes ?? 8192)
+    const link: Link = {
+      options,
+      proc,
+      pgid,
+      grace,
+      ended,
+      drained,
+      readTail: stderr.readTail,
+      outbox: Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024),
+      wakeups: yield* Queue.unbounded<boolean>(),
+      closing: false
+    }
+    const writer = yield* startWriter(link)
+    yield* watchExit(link, stderr.fiber)
+    yield* Effect.addFinalizer(() => shutdown(link, writer))
     const connection: Connection = {
       kind: "stdio",
-      send,
-      receive,
+      send: send(link),
+      receive: receive(link),
       ended: Deferred.await(ended),
       cancelsByClosingStream: () => false,
       scopedSend: false
