@@ -583,6 +583,9 @@ const postOther = (
       if (text.trim() !== "") deliver(state, text, undefined, undefined)
     } else if (type === wire.SSE) {
       yield* consume(state, response, undefined, { lastEventId: undefined, retry: undefined })
+    } else {
+      // A 202 (no body, or one nobody reads): left to end on its own, so that its connection is kept.
+      response.handOff()
     }
     if (era === "legacy" && method === "notifications/initialized") {
       state.protocolVersion = context.protocolVersion
