@@ -8,15 +8,19 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
-import type {
-  Definition,
-  HandlerContext,
-  InputResponse,
-  PromptDefinition,
-  ResourceDefinition,
-  ToolDefinition
-} from "../McpTestServer.js"
 import { type InputRequest, isRecord, type JsonObject, LEGACY_VERSIONS, type LoggingLevel, MetaKey, MODERN_VERSION } from "../McpSchema.js"
+import type { Definition, HandlerContext, InputResponse, ToolDefinition } from "../McpTestServer.js"
+import { capabilitiesOf, serverInfoOf, TASKS_EXTENSION } from "./testServer/capabilities.js"
+import {
+  findPrompt,
+  findResource,
+  findTool,
+  listPrompts,
+  listResources,
+  listTools,
+  toolResult
+} from "./testServer/catalog.js"
+import { LEVELS, metaOf, type Outbound, paramsOf, RpcFailure } from "./testServer/protocol.js"
 
 interface ModernTaskState {
   status: "working" | "input_required" | "completed" | "failed" | "cancelled"
@@ -28,8 +32,6 @@ interface ModernTaskState {
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
   readonly message: JsonObject
 }
-
-const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 /** Whether the request's client declared the tasks extension. */
 const clientTakesTasks = (params: JsonObject): boolean => {
@@ -46,34 +48,10 @@ interface TaskState {
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
 }
 
-/** What the server sends through (the transport adapter supplies it). @internal */
-export interface Outbound {
-  readonly send: (message: JsonObject) => Effect.Effect<void>
-}
-
 /** Raised inside a modern handler when it needs input the client has not given yet. @internal */
 class NeedsInput {
   readonly _tag = "NeedsInput"
   constructor(readonly key: string, readonly request: InputRequest) {}
-}
-
-class RpcFailure {
-  readonly _tag = "RpcFailure"
-  constructor(readonly code: number, readonly message: string) {}
-}
-
-const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
-
-const paramsOf = (message: JsonObject): JsonObject => isRecord(message["params"]) ? message["params"] : {}
-const metaOf = (params: JsonObject): JsonObject => isRecord(params["_meta"]) ? params["_meta"] : {}
-
-const toolResult = (value: unknown): JsonObject => {
-  if (typeof value === "string") return { content: [{ type: "text", text: value }] }
-  if (isRecord(value) && Array.isArray(value["content"])) return value
-  const text = JSON.stringify(value) ?? "null"
-  return isRecord(value)
-    ? { content: [{ type: "text", text }], structuredContent: value }
-    : { content: [{ type: "text", text }] }
 }
 
 /** One connection's server: its state lives as long as the connection. @internal */
@@ -92,15 +70,8 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
     const modernTasks = new Map<string, ModernTaskState>()
     const tasks = new Map<string, TaskState>()
     let nextTask = 0
-    const capabilities: JsonObject = {
-      ...(tasksOffered ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-      ...(modernTasksOffered ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-      ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
-      ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
-      ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
-      logging: {}
-    }
-    const serverInfo = { name: definition.name ?? "test-server", version: definition.version ?? "1.0.0" }
+    const capabilities = capabilitiesOf(definition, { tasks: tasksOffered, modernTasks: modernTasksOffered })
+    const serverInfo = serverInfoOf(definition)
     const complete = (result: JsonObject): JsonObject => era === "modern" ? { resultType: "complete", ...result } : result
 
     const askLegacy = (method: string, params: JsonObject) =>
@@ -178,22 +149,6 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         )
       )
     }
-
-    const findTool = (name: unknown): ToolDefinition | undefined =>
-      (definition.tools ?? []).find((tool) => tool.name === name)
-    const findResource = (uri: unknown): ResourceDefinition | undefined =>
-      (definition.resources ?? []).find((resource) => resource.uri === uri)
-    const findPrompt = (name: unknown): PromptDefinition | undefined =>
-      (definition.prompts ?? []).find((prompt) => prompt.name === name)
-
-    const describeTool = (tool: ToolDefinition): JsonObject => ({
-      name: tool.name,
-      inputSchema: tool.inputSchema ?? { type: "object", properties: {} },
-      ...(tool.description === undefined ? {} : { description: tool.description }),
-      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      ...(tool.taskSupport === undefined || era === "modern" ? {} : { execution: { taskSupport: tool.taskSupport } })
-    })
 
     const taskView = (taskId: string, state: TaskState): JsonObject => ({
       taskId,
@@ -290,7 +245,7 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         case "tasks/get":
           return Effect.succeed(complete(modernTaskView(taskId, state)))
         case "tasks/update": {
-          const tool = findTool(paramsOf(state.message)["name"])
+          const tool = findTool(definition, paramsOf(state.message)["name"])
           const answers = isRecord(params["inputResponses"]) ? params["inputResponses"] : {}
           if (tool === undefined || state.status !== "input_required") return Effect.succeed(complete({}))
           state.responses = { ...state.responses, ...answers }
@@ -362,9 +317,9 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
         case "logging/setLevel":
           return Ref.set(legacyLevel, LEVELS.find((l) => l === params["level"])).pipe(Effect.as({}))
         case "tools/list":
-          return Effect.succeed(complete({ tools: (definition.tools ?? []).map(describeTool) }))
+          return Effect.succeed(complete(listTools(definition, era)))
         case "tools/call": {
-          const tool = findTool(params["name"])
+          const tool = findTool(definition, params["name"])
           if (tool === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown tool: ${String(params["name"])}`))
           if (era === "legacy" && tool.taskSupport !== undefined && isRecord(params["task"])) return startTask(tool, message)
           if (modernTasksOffered && tool.taskSupport !== undefined && clientTakesTasks(params)) {
@@ -384,17 +339,11 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
           if (modernTasksOffered && method !== "tasks/result") return modernTaskRoute(method, params)
           return tasksOffered ? taskRoute(method, params) : Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
         case "resources/list":
-          return Effect.succeed(complete({
-            resources: (definition.resources ?? []).map((r) => ({
-              uri: r.uri,
-              name: r.name ?? r.uri,
-              ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType })
-            }))
-          }))
+          return Effect.succeed(complete(listResources(definition)))
         case "resources/templates/list":
           return Effect.succeed(complete({ resourceTemplates: [] }))
         case "resources/read": {
-          const resource = findResource(params["uri"])
+          const resource = findResource(definition, params["uri"])
           if (resource === undefined) {
             return Effect.fail(new RpcFailure(era === "modern" ? -32602 : -32002, `Resource not found: ${String(params["uri"])}`))
           }
@@ -404,15 +353,9 @@ export const makeConnection = (definition: Definition, out: Outbound) =>
             }))
         }
         case "prompts/list":
-          return Effect.succeed(complete({
-            prompts: (definition.prompts ?? []).map((p) => ({
-              name: p.name,
-              ...(p.description === undefined ? {} : { description: p.description }),
-              ...(p.arguments === undefined ? {} : { arguments: p.arguments })
-            }))
-          }))
+          return Effect.succeed(complete(listPrompts(definition)))
         case "prompts/get": {
-          const prompt = findPrompt(params["name"])
+          const prompt = findPrompt(definition, params["name"])
           if (prompt === undefined) return Effect.fail(new RpcFailure(-32602, `Unknown prompt: ${String(params["name"])}`))
           return runWithInput(message, (context) => prompt.get(context.arguments, context), (text) =>
             complete({ messages: [{ role: "user", content: { type: "text", text } }] }))
