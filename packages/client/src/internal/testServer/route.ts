@@ -1,22 +1,14 @@
-/**
- * The in-memory MCP server of the testing kit: answers JSON-RPC in either era from declared tools, resources
- * and prompts. It knows nothing of transports: it is given a message and a way to send.
- *
- * @internal
- */
-import * as Deferred from "effect/Deferred"
+/** Test server, method routing: each request method to the part that answers it, in the connection's era. */
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import { isRecord, type JsonObject, MetaKey } from "../McpSchema.js"
-import type { Definition } from "../McpTestServer.js"
-import { findPrompt, findResource, findTool, listPrompts, listResources, listTools, toolResult } from "./testServer/catalog.js"
-import { runWithInput } from "./testServer/context.js"
-import { discover, initialize } from "./testServer/handshake.js"
-import { clientTakesTasks, modernTaskRoute, startModernTask } from "./testServer/modernTasks.js"
-import { LEVELS, type Outbound, paramsOf, RpcFailure } from "./testServer/protocol.js"
-import * as State from "./testServer/state.js"
-import { complete, type ConnectionState } from "./testServer/state.js"
-import { startTask, taskRoute } from "./testServer/tasks.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
+import { findPrompt, findResource, findTool, listPrompts, listResources, listTools, toolResult } from "./catalog.js"
+import { runWithInput } from "./context.js"
+import { discover, initialize } from "./handshake.js"
+import { clientTakesTasks, modernTaskRoute, startModernTask } from "./modernTasks.js"
+import { LEVELS, paramsOf, RpcFailure } from "./protocol.js"
+import { complete, type ConnectionState } from "./state.js"
+import { startTask, taskRoute } from "./tasks.js"
 
 const notFound = (method: string) => Effect.fail(new RpcFailure(-32601, `Method not found: ${method}`))
 
@@ -105,54 +97,3 @@ export const route = (conn: ConnectionState, method: string, message: JsonObject
       return notFound(method)
   }
 }
-
-/** One connection's server: its state lives as long as the connection. @internal */
-export const makeConnection = (definition: Definition, out: Outbound) =>
-  Effect.map(State.make(definition, out), (conn) => {
-    const handle = (message: JsonObject): Effect.Effect<void> => {
-      const method = message["method"]
-      const id = message["id"]
-      if (typeof method !== "string") {
-        // A response to one of our requests (legacy input).
-        const answer = typeof id === "string" ? conn.pending.get(id) : undefined
-        if (answer === undefined) return Effect.void
-        return Deferred.succeed(answer, "result" in message ? message["result"] : { error: message["error"] }).pipe(
-          Effect.asVoid
-        )
-      }
-      if (id === undefined) return Effect.void
-      if (method === "subscriptions/listen" && conn.era === "modern" && (typeof id === "string" || typeof id === "number")) {
-        // Acknowledged at once with everything asked; the request stays open until the client cancels it.
-        const asked = paramsOf(message)["notifications"]
-        const filter = isRecord(asked) ? asked : {}
-        conn.listens.set(id, filter)
-        return conn.out.send({
-          jsonrpc: "2.0",
-          method: "notifications/subscriptions/acknowledged",
-          params: { notifications: filter, _meta: { [MetaKey.subscriptionId]: id } }
-        })
-      }
-      return route(conn, method, message).pipe(
-        Effect.matchEffect({
-          onFailure: (failure) =>
-            conn.out.send({ jsonrpc: "2.0", id, error: { code: failure.code, message: failure.message } }),
-          onSuccess: (result) => conn.out.send({ jsonrpc: "2.0", id, result })
-        })
-      )
-    }
-    /** A server-initiated notification: to every open listen (modern), or as it is (legacy). */
-    const broadcast = (method: string, params: JsonObject): Effect.Effect<void> =>
-      conn.era === "legacy"
-        ? conn.out.send({ jsonrpc: "2.0", method, params })
-        : Effect.forEach(
-          [...conn.listens.keys()],
-          (id) => conn.out.send({ jsonrpc: "2.0", method, params: { ...params, _meta: { [MetaKey.subscriptionId]: id } } }),
-          { discard: true }
-        )
-    const forget = (message: JsonObject): void => {
-      if (message["method"] !== "notifications/cancelled") return
-      const requestId = paramsOf(message)["requestId"]
-      if (typeof requestId === "string" || typeof requestId === "number") conn.listens.delete(requestId)
-    }
-    return { handle: (message: JsonObject) => Effect.zipRight(Effect.sync(() => forget(message)), handle(message)), broadcast }
-  })
