@@ -9,9 +9,7 @@ import type * as Layer from "effect/Layer"
 import type { Definition } from "../McpTestServer.js"
 import type { JsonObject } from "../McpSchema.js"
 import * as McpTransport from "../McpTransport.js"
-import { makeConnection } from "./testServer.js"
-
-type Server = Effect.Effect.Success<ReturnType<typeof makeConnection>>
+import { type Connection, makeConnection } from "./testServer/connection.js"
 
 /** @internal */
 export const make = (
@@ -22,7 +20,7 @@ export const make = (
   readonly broadcast: (method: string, params: JsonObject) => Effect.Effect<void>
 } => {
   // One server state per connection (a restarted connection starts afresh, as a restarted process would).
-  const servers = new Map<McpTransport.MemoryPeer, Server>()
+  const servers = new Map<McpTransport.MemoryPeer, Connection>()
   const layer = McpTransport.layerMemory({
     onConnect: (peer) =>
       Effect.gen(function*() {

@@ -1,0 +1,31 @@
+/** Test server, what it declares: its capabilities and server info, from the definition and the era. */
+import type { JsonObject } from "../../McpSchema.js"
+import type { Definition } from "../../McpTestServer.js"
+
+/** The modern tasks extension (SEP-2663). @internal */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+/** @internal */
+export const capabilitiesOf = (
+  definition: Definition,
+  offered: { readonly tasks: boolean; readonly modernTasks: boolean }
+): JsonObject => ({
+  ...(offered.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+  ...(offered.modernTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+  ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
+  ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
+  ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
+  logging: {}
+})
+
+/** @internal */
+export interface ServerInfo {
+  readonly name: string
+  readonly version: string
+}
+
+/** @internal */
+export const serverInfoOf = (definition: Definition): ServerInfo => ({
+  name: definition.name ?? "test-server",
+  version: definition.version ?? "1.0.0"
+})
