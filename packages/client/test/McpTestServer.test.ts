@@ -1,12 +1,15 @@
 /**
  * The testing kit, used as a user would: code that depends on `McpClient`, a server declared in a few lines,
- * `@effect/vitest` and `TestClock`. No JSON-RPC anywhere.
+ * `@effect/vitest` and `TestClock`; no JSON-RPC, but for the last test, which speaks it to the server directly.
  */
-import { McpClient, McpTestServer } from "@mcp-effect/client"
+import { McpClient, McpTestServer, McpTransport } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
+import { exchange, receive } from "./fixtures/connection.js"
 
 // The code under test: it depends on McpClient only.
 const deploy = (env: string) =>
@@ -105,5 +108,39 @@ describe("McpTestServer", () => {
       assert.strictEqual(text, "staging: decline, decline")
       const error = yield* McpClient.callTool("nope").pipe(Effect.flip, Effect.provide(kit.layer()))
       assert.strictEqual(error._tag, "McpProtocolError")
+    }))
+})
+
+describe("McpTestServer on the wire", () => {
+  it.scoped("a requestState it never issued is a JSON-RPC error, not a crash of the server", () =>
+    Effect.gen(function*() {
+      const { transport } = McpTestServer.make({
+        tools: [McpTestServer.tool({ name: "echo", handler: () => Effect.succeed("ok") })]
+      })
+      const connection = yield* Effect.flatMap(
+        Layer.build(transport),
+        (context) => Context.get(context, McpTransport.McpTransport).connect
+      )
+      const queue = yield* receive(connection)
+      const context = { era: "modern" as const, protocolVersion: "2026-07-28" }
+      const call = (id: number, requestState: unknown) =>
+        exchange(connection, queue, {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "echo", arguments: {}, requestState }
+        }, context)
+      for (const [id, state] of [[1, "{not json"], [2, 42], [3, "[1]"]] as const) {
+        const answer = yield* call(id, state)
+        assert.strictEqual(answer._tag, "Message")
+        const message = answer._tag === "Message" ? answer.message as { id: number; error?: { code: number } } : undefined
+        assert.strictEqual(message?.id, id)
+        assert.strictEqual(message?.error?.code, -32602)
+      }
+      // The server is still there.
+      const fine = yield* call(4, JSON.stringify({}))
+      assert.deepStrictEqual(fine._tag === "Message" ? (fine.message as { result?: { content?: unknown } }).result?.content : undefined, [
+        { type: "text", text: "ok" }
+      ])
     }))
 })

@@ -82,6 +82,18 @@ export const contextFor = (
   }
 }
 
+/** The answers a `requestState` of ours carries (none without one); `undefined` when it is not one of ours. */
+const carriedState = (requestState: unknown): Record<string, unknown> | undefined => {
+  if (requestState === undefined) return {}
+  if (typeof requestState !== "string") return undefined
+  try {
+    const value: unknown = JSON.parse(requestState)
+    return isRecord(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Run a handler in the era's input model: modern rounds through `input_required`, legacy through requests. @internal */
 export const runWithInput = <A>(
   conn: ConnectionState,
@@ -90,8 +102,8 @@ export const runWithInput = <A>(
   done: (value: A) => JsonObject
 ): Effect.Effect<JsonObject, RpcFailure> => {
   const params = paramsOf(message)
-  const requestState = typeof params["requestState"] === "string" ? params["requestState"] : undefined
-  const carried: Record<string, unknown> = requestState === undefined ? {} : JSON.parse(requestState)
+  const carried = carriedState(params["requestState"])
+  if (carried === undefined) return Effect.fail(new RpcFailure(-32602, "requestState is not one this server issued"))
   const fresh = isRecord(params["inputResponses"]) ? params["inputResponses"] : {}
   const responses = { ...carried, ...fresh }
   return Effect.suspend(() => run(contextFor(conn, message, responses))).pipe(
