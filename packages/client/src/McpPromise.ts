@@ -45,6 +45,7 @@ import type {
   Tool
 } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
+import * as PromiseRun from "./internal/promiseRun.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 
 /**
@@ -147,19 +148,13 @@ export const fromLayer = async (
   )
 
   let closing: Promise<void> | undefined
+  const runOn = PromiseRun.make(await runtime.runtime(), LlmPromise.failureOf)
   const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
     closing !== undefined
       ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
       : signal?.aborted === true
       ? Promise.reject(LlmPromise.abortReason(signal))
-      : runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal }).then(
-      Exit.match({
-        onSuccess: (a) => a,
-        onFailure: (cause) => {
-          throw LlmPromise.failureOf(cause, signal)
-        }
-      })
-    )
+      : runOn(effect, signal)
 
   const listen = <A>(stream: Stream.Stream<A>) => (listener: (a: A) => void) => {
     const controller = new AbortController()
