@@ -22,7 +22,8 @@ export const ours = async (target: Target, tracing = false): Promise<Runner> => 
   const context = await Effect.runPromise(Layer.buildWithScope(oursLayer(target, tracing), scope))
   const client = Context.get(context, McpClient.McpClient)
   await Effect.runPromise(client.info)
-  const call = client.callTool("echo", echoArgs)
+  // Made per call, as a program would (and as the other clients do): no effect value is reused.
+  const call = () => client.callTool("echo", echoArgs)
   const bridge = LlmBridge.fromClient(client)
   return {
     era: await Effect.runPromise(client.era),
@@ -30,9 +31,9 @@ export const ours = async (target: Target, tracing = false): Promise<Runner> => 
       Effect.runPromise(
         width === 1
           ? Effect.gen(function*() {
-            for (let i = 0; i < n; i++) yield* call
+            for (let i = 0; i < n; i++) yield* call()
           })
-          : Effect.forEach(Array.from({ length: n }), () => call, { concurrency: width, discard: true })
+          : Effect.forEach(Array.from({ length: n }), call, { concurrency: width, discard: true })
       ),
     listTools: () => Effect.runPromise(Effect.map(client.listTools({ refresh: true }), (tools) => tools.length)),
     toolsForLlm: () => Effect.runPromise(Effect.map(bridge.toolsForLlm(), (tools) => tools.length)),
