@@ -57,6 +57,7 @@ export class WireResponse implements requester.Handler {
   /** The body ended (read whole, broke or cancelled). */
   finished = false
   private handedOff = false
+  private cancelled = false
   private sink: Sink | undefined = undefined
   private early: Array<Uint8Array> = []
   private outcome: { readonly error: unknown } | "end" | undefined = undefined
@@ -90,20 +91,25 @@ export class WireResponse implements requester.Handler {
     this.sink = sink
     const early = this.early
     this.early = []
-    for (const chunk of early) sink.onData(chunk)
+    for (const chunk of early) {
+      if (this.cancelled) return
+      sink.onData(chunk)
+    }
     if (this.outcome !== undefined) this.tell(sink, this.outcome)
   }
   /** Stop: abort the HTTP request if its body did not end. */
   cancel() {
     if (this.finished) return
     this.finished = true
+    this.cancelled = true
     this.draining.delete(this)
     this.abort()
   }
-  /** Let the body finish on its own (what comes is still pushed to the sink). */
+  /** Let the body finish on its own (what comes is still pushed to the sink; with none, it is let go). */
   handOff() {
     if (this.finished || this.handedOff) return
     this.handedOff = true
+    if (this.sink === undefined) this.read(ignored)
     this.draining.add(this)
     if (this.draining.size > MAX_DRAINING) {
       for (const oldest of this.draining) {
@@ -129,6 +135,8 @@ export class WireResponse implements requester.Handler {
     else sink.onError(outcome.error)
   }
 }
+
+const ignored: Sink = { onData: () => {}, onEnd: () => {}, onError: () => {} }
 
 /** Responses handed off and still open, per connection, past which the oldest is cancelled. */
 const MAX_DRAINING = 16
