@@ -15,10 +15,13 @@ import * as Tasks from "../tasks.js"
 import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 
-/** Where a call's request goes and what headers it carries, known once the session is. @internal */
+/**
+ * Where a call's request goes and what headers it carries, known once the session is (`undefined`: none, with
+ * no effect to run). @internal
+ */
 export type HeadersFor = (
   current: Session
-) => Effect.Effect<Readonly<Record<string, string>> | undefined, McpClientError>
+) => Effect.Effect<Readonly<Record<string, string>> | undefined, McpClientError> | undefined
 
 /** @internal */
 export type { Round } from "./inputRounds.js"
@@ -43,22 +46,24 @@ export interface Requests {
   readonly timeoutOf: (callOptions: CallOptions | undefined) => Duration.Duration
 }
 
-/** Check `resultType`: absent or `complete` is final; anything else here is invalid. @internal */
-export const complete = (method: string, raw: unknown): Effect.Effect<unknown, McpInvalidResponseError> => {
+/** What is wrong with `raw`'s `resultType`, if anything: absent or `complete` is final; nothing else is here. */
+const incomplete = (method: string, raw: unknown): McpInvalidResponseError | undefined => {
   const resultType = isRecord(raw) ? raw["resultType"] : undefined
-  if (resultType === undefined || resultType === "complete") return Effect.succeed(raw)
-  return Effect.fail(
-    new McpInvalidResponseError({
-      method,
-      reason: resultType === "input_required"
-        ? `input_required is not allowed for ${method}`
-        : `unknown resultType ${JSON.stringify(resultType)}`,
-      response: raw
-    })
-  )
+  if (resultType === undefined || resultType === "complete") return undefined
+  return new McpInvalidResponseError({
+    method,
+    reason: resultType === "input_required"
+      ? `input_required is not allowed for ${method}`
+      : `unknown resultType ${JSON.stringify(resultType)}`,
+    response: raw
+  })
 }
 
-const noHeaders = Effect.succeed(undefined)
+/** Check `resultType` (see `incomplete`). @internal */
+export const complete = (method: string, raw: unknown): Effect.Effect<unknown, McpInvalidResponseError> => {
+  const invalid = incomplete(method, raw)
+  return invalid === undefined ? Effect.succeed(raw) : Effect.fail(invalid)
+}
 
 const timeoutOf = (context: ClientContext) => (callOptions: CallOptions | undefined) =>
   callOptions?.timeout === undefined ? context.requestTimeout : Duration.decode(callOptions.timeout)
@@ -186,7 +191,8 @@ export const make = (
           )
         }
         if (resultType !== "input_required" || current.info.era === "legacy") {
-          return Effect.map(complete(method, raw), (result): Round => ({ ...state, result }))
+          const invalid = incomplete(method, raw)
+          return invalid === undefined ? Effect.succeed<Round>({ ...state, result: raw }) : Effect.fail(invalid)
         }
         return nextRound(context, method, state, raw)
       })
@@ -205,18 +211,22 @@ export const make = (
       withOverall(
         session,
         (current) =>
-          // Headers come from the original params, so every round carries the same ones.
-          Effect.flatMap(headersFor === undefined ? noHeaders : headersFor(current), (headers) => {
+        {
+          const rounds = (headers: Readonly<Record<string, string>> | undefined) => {
             const step = round(current, method, params, callOptions, headers)
             // Most calls end in the first round: the loop starts only for `input_required`.
-            const rounds = Effect.flatMap(step(FIRST), (state) =>
+            const all = Effect.flatMap(step(FIRST), (state) =>
               state.result !== undefined
                 ? Effect.succeed(state)
                 : Effect.iterate(state, { while: (next) => next.result === undefined, body: step }))
             return telemetry === undefined
-              ? rounds
-              : Effect.zipRight(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), rounds)
-          }),
+              ? all
+              : Effect.zipRight(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
+          }
+          // Headers come from the original params, so every round carries the same ones.
+          const headers = headersFor?.(current)
+          return headers === undefined ? rounds(undefined) : Effect.flatMap(headers, rounds)
+        },
         method,
         callOptions
       ),

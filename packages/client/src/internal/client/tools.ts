@@ -33,8 +33,6 @@ export interface Tools {
 const mirrorsHeaders = (current: Session) =>
   current.info.era === "modern" && current.link.peer.connection.kind === "http"
 
-const noHeaders = Effect.succeed(undefined)
-
 /** @internal */
 export const make = (
   context: ClientContext,
@@ -85,7 +83,7 @@ export const make = (
       ))
 
   const toolHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) =>
-    mirrorsHeaders(current) ? mirroredHeaders(name, args, refresh) : noHeaders
+    mirrorsHeaders(current) ? mirroredHeaders(name, args, refresh) : undefined
 
   const mirroredHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) =>
     Effect.gen(function*() {
@@ -104,16 +102,18 @@ export const make = (
       return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
     })
 
-  /** The result checked against the tool's `outputSchema`, when the catalogue gave one. */
-  const checked = (name: string) => (result: CallToolResult): Effect.Effect<CallToolResult, McpClientError> => {
+  /** The result decoded, and checked against the tool's `outputSchema` when the catalogue gave one. */
+  const decoded = (name: string) => (raw: unknown): Effect.Effect<CallToolResult, McpClientError> => {
     const schema = outputSchemas.get(name)
-    return schema === undefined ? Effect.succeed(result) : Effect.flatMap(
-      checkOutput(name, schema, result),
-      (problem) =>
-        problem === undefined
-          ? Effect.succeed(result)
-          : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
-    )
+    if (schema === undefined) return decodeCallToolResult(raw)
+    return Effect.flatMap(decodeCallToolResult(raw), (result) =>
+      Effect.flatMap(
+        checkOutput(name, schema, result),
+        (problem) =>
+          problem === undefined
+            ? Effect.succeed(result)
+            : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+      ))
   }
 
   /**
@@ -140,8 +140,7 @@ export const make = (
         current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
           ? callAsTask(current, params, callOptions)
           : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
-          Effect.flatMap(decodeCallToolResult),
-          Effect.flatMap(checked(name))
+          Effect.flatMap(decoded(name))
         )
     }
     const call = (refresh: boolean) =>
@@ -152,8 +151,7 @@ export const make = (
         (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
         () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
       ),
-      Effect.flatMap((last) => decodeCallToolResult(last.result)),
-      Effect.flatMap(checked(name))
+      Effect.flatMap((last) => decoded(name)(last.result))
     )
   }
 

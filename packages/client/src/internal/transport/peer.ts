@@ -142,15 +142,16 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         const entry = new Pending(id, method, requestOptions, deadlines.now(), expire)
         correlator.add(entry)
         requestOptions.onId?.(id)
+        // The send is not interrupted halfway; the wait for the answer is as interruptible as the caller.
         const exchange = (scope: Scope.Scope | undefined) =>
-          Effect.uninterruptibleMask((restore) =>
-            connection.send(message, requestOptions.context, scope).pipe(
-              Effect.catchAll((error) => {
+          Effect.zipRight(
+            Effect.uninterruptible(
+              Effect.catchAll(connection.send(message, requestOptions.context, scope), (error) => {
                 correlator.forget(entry)
                 return Effect.fail(error)
-              }),
-              Effect.zipRight(restore(answer(entry)))
-            )
+              })
+            ),
+            answer(entry)
           )
         return scoped
           ? Effect.acquireUseRelease(Scope.make(), exchange, (scope, exit) => Scope.close(scope, exit))
