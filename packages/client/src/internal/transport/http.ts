@@ -320,9 +320,6 @@ const tooLargeError = (state: State, request: Request, bytes: number) => {
   return new McpInvalidResponseError({ method: request.method, reason: `the answer was ${reason}` })
 }
 
-const tooLarge = (state: State, request: Request, bytes: number) =>
-  Effect.suspend(() => Effect.fail(tooLargeError(state, request, bytes)))
-
 /** A JSON body that is not the answer to the request it came with. */
 const notTheAnswer = (request: Request, status: number, text: string) =>
   new McpTransportError({
@@ -398,7 +395,61 @@ const resume = (state: State, request: Request, position: Position, protocolVers
 
 // --- sending ---------------------------------------------------------------------------------------------
 
-/** A request's body: an SSE stream (resumed when legacy) or JSON. */
+/** A request's POST failed; when the connection ended (an expired session), the end fails it instead. */
+const reportFailure = (state: State, request: Request, error: PostError) => {
+  if (state.endedWith === undefined) state.receiver.failed(request.id, error)
+}
+
+/** How reading a request's 2xx answer ended: answered, failed, or a legacy stream to resume. */
+type AnswerOutcome =
+  | { readonly _tag: "Answered" }
+  | { readonly _tag: "Failed"; readonly error: PostError }
+  | { readonly _tag: "Resumable"; readonly position: Position; readonly how: string }
+
+const answered: AnswerOutcome = { _tag: "Answered" }
+const failed = (error: PostError): AnswerOutcome => ({ _tag: "Failed", error })
+
+/**
+ * Read a request's 2xx answer as it comes: an SSE stream (its end without the answer is resumable when legacy
+ * and it carried event ids) or a JSON body; any other content type fails. `done` is told once.
+ */
+const readAnswerWith = (
+  state: State,
+  response: wire.WireResponse,
+  request: Request,
+  era: Era,
+  done: (outcome: AnswerOutcome) => void
+): void => {
+  const status = response.status
+  const type = wire.mediaType(response)
+  if (type === wire.SSE) {
+    const position: Position = { lastEventId: undefined, retry: undefined }
+    return consumeWith(state, response, request, position, () => {}, (consumed) => {
+      if (consumed.answered) return done(answered)
+      if (consumed.oversized) return done(failed(tooLargeError(state, request, state.maxMessageBytes)))
+      const how = howItEnded(consumed)
+      // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
+      if (era === "modern" || position.lastEventId === undefined) return done(failed(lost(request, how)))
+      done({ _tag: "Resumable", position, how })
+    })
+  }
+  if (wire.isJsonType(type)) {
+    return wire.readBoundedWith(response, state.maxMessageBytes, (outcome) => {
+      if ("broke" in outcome) return done(failed(lost(request, `broke (${wire.describeCause(outcome.broke)})`)))
+      if ("oversized" in outcome) return done(failed(tooLargeError(state, request, outcome.oversized)))
+      done(deliver(state, outcome.text, request, status) ? answered : failed(notTheAnswer(request, status, outcome.text)))
+    })
+  }
+  done(failed(
+    new McpTransportError({
+      reason: "Http",
+      status,
+      detail: `${request.method}: HTTP ${status} with ${type === "" ? "no content type" : type}, not a JSON-RPC response`
+    })
+  ))
+}
+
+/** `readAnswerWith` as an effect, resuming a legacy stream that ended early (interrupted: the request is aborted). */
 const readAnswer = (
   state: State,
   response: wire.WireResponse,
@@ -406,33 +457,18 @@ const readAnswer = (
   context: SendContext,
   era: Era
 ) =>
-  Effect.gen(function*() {
-    const status = response.status
-    const type = wire.mediaType(response)
-    if (type === wire.SSE) {
-      const position: Position = { lastEventId: undefined, retry: undefined }
-      const outcome = yield* consume(state, response, request, position)
-      if (outcome.oversized) return yield* tooLarge(state, request, state.maxMessageBytes)
-      if (outcome.answered) return
-      const how = howItEnded(outcome)
-      // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
-      if (era === "modern" || position.lastEventId === undefined) return yield* lost(request, how)
-      return yield* resume(state, request, position, context.protocolVersion, how)
-    }
-    if (wire.isJsonType(type)) {
-      const body = yield* wire.readBounded(response, state.maxMessageBytes).pipe(
-        Effect.mapError((error) => lost(request, `broke (${wire.describeCause(error)})`))
-      )
-      if ("oversized" in body) return yield* tooLarge(state, request, body.oversized)
-      const text = body.text
-      if (deliver(state, text, request, status)) return
-      return yield* notTheAnswer(request, status, text)
-    }
-    return yield* new McpTransportError({
-      reason: "Http",
-      status,
-      detail: `${request.method}: HTTP ${status} with ${type === "" ? "no content type" : type}, not a JSON-RPC response`
+  Effect.async<void, PostError>((resumeWith) => {
+    readAnswerWith(state, response, request, era, (outcome) => {
+      switch (outcome._tag) {
+        case "Answered":
+          return resumeWith(Effect.void)
+        case "Failed":
+          return resumeWith(Effect.fail(outcome.error))
+        case "Resumable":
+          return resumeWith(resume(state, request, outcome.position, context.protocolVersion, outcome.how))
+      }
     })
+    return Effect.sync(() => response.cancel())
   })
 
 /** The legacy session id from a 2xx answer to `initialize`. */
@@ -477,10 +513,10 @@ const postRequest = (
   }).pipe(Effect.scoped)
 
 /**
- * A request's POST without a fiber of its own: the usual answer (2xx with an SSE stream or a JSON body) is read
- * as it comes, from undici's callbacks. Anything else goes on, with the response as it came, to the effects
- * of `afterHead` on a fiber of the connection: an error status, a 401/403 for the authorizer, a legacy stream
- * to resume.
+ * A request's POST without a fiber of its own: a 2xx answer is read as it comes, from undici's callbacks
+ * (`readAnswerWith`). The rest goes on to effects on a fiber of the connection: any other status (with the
+ * response as it came, through `afterHead`: an error, a 401/403 for the authorizer) and a legacy stream to
+ * resume.
  */
 class PostExchange {
   response: wire.WireResponse | undefined = undefined
@@ -514,28 +550,14 @@ class PostExchange {
 
   private onHead(response: wire.WireResponse) {
     const { era, request, state } = this
-    const type = wire.mediaType(response)
-    const sse = type === wire.SSE
-    if (!wire.isOk(response.status) || (!sse && !wire.isJsonType(type))) return this.goSlow(response)
+    if (!wire.isOk(response.status)) return this.goSlow(response)
     if (era === "legacy" && request.method === "initialize") captureSession(state, response)
-    if (sse) {
-      const position: Position = { lastEventId: undefined, retry: undefined }
-      return consumeWith(state, response, request, position, () => {}, (consumed) => this.onStreamEnd(consumed, position))
-    }
-    wire.readBoundedWith(response, state.maxMessageBytes, (outcome) => {
-      if ("broke" in outcome) return this.fail(lost(request, `broke (${wire.describeCause(outcome.broke)})`))
-      if ("oversized" in outcome) return this.fail(tooLargeError(state, request, outcome.oversized))
-      if (!deliver(state, outcome.text, request, response.status)) this.fail(notTheAnswer(request, response.status, outcome.text))
+    readAnswerWith(state, response, request, era, (outcome) => {
+      if (outcome._tag === "Failed") return this.fail(outcome.error)
+      if (outcome._tag === "Resumable") {
+        this.run(resume(state, request, outcome.position, this.context.protocolVersion, outcome.how))
+      }
     })
-  }
-
-  private onStreamEnd(consumed: Consumed, position: Position) {
-    const { request, state } = this
-    if (consumed.answered) return
-    if (consumed.oversized) return this.fail(tooLargeError(state, request, state.maxMessageBytes))
-    // Modern streams are not resumable: a dropped stream is a cancelled, lost request.
-    if (this.era === "modern" || position.lastEventId === undefined) return this.fail(lost(request, howItEnded(consumed)))
-    this.run(resume(state, request, position, this.context.protocolVersion, howItEnded(consumed)))
   }
 
   /** The unusual answers: on, through the effects. */
@@ -555,9 +577,8 @@ class PostExchange {
     this.slow = this.state.run(Effect.catchAll(effect, (error) => Effect.sync(() => this.fail(error))))
   }
 
-  /** The request failed; when the connection ended (an expired session), the end fails it instead. */
   private fail(error: PostError) {
-    if (this.state.endedWith === undefined) this.state.receiver.failed(this.request.id, error)
+    reportFailure(this.state, this.request, error)
   }
 }
 
@@ -662,11 +683,7 @@ const sendRequest = (
   if (state.options.fetchTimeout !== undefined) {
     return Effect.flatMap(
       postRequest(state, request, body, headers, context, era).pipe(
-        Effect.catchAll((error) =>
-          Effect.sync(() => {
-            if (state.endedWith === undefined) state.receiver.failed(request.id, error)
-          })
-        ),
+        Effect.catchAll((error) => Effect.sync(() => reportFailure(state, request, error))),
         Effect.interruptible,
         Effect.forkDaemon
       ),

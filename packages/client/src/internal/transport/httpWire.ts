@@ -9,6 +9,7 @@ import type * as Scope from "effect/Scope"
 import { McpTransportError } from "../../McpError.js"
 import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
 import type * as requester from "./httpRequester.js"
+import { flattenHeaders } from "./httpRequester.js"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
 
 /** @internal */
@@ -222,15 +223,6 @@ export interface Outgoing {
   readonly body?: string | undefined
 }
 
-/** `into` with `headers` added under lower-case names (a name given twice: the later wins). */
-const lowerCased = (into: Record<string, string>, headers: Readonly<Record<string, string>>) => {
-  for (const name in headers) {
-    const value = headers[name]
-    if (value !== undefined) into[name.toLowerCase()] = value
-  }
-  return into
-}
-
 /** @internal */
 export interface Wire {
   readonly url: URL
@@ -265,7 +257,8 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.decode(options.fetchTimeout)
   const authorizer = options.authorizer
   const draining = new Set<WireResponse>()
-  const base = lowerCased({}, options.headers ?? {})
+  // Merged by lower-case name: a caller's `Accept` gives way to ours instead of going beside it.
+  const base = flattenHeaders(options.headers ?? {})
 
   const unreachable = (outgoing: Outgoing, cause: unknown) =>
     new McpTransportError({
@@ -285,7 +278,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     response.abort = requester.start({
       method: outgoing.method,
       url,
-      headers: lowerCased(lowerCased({ ...base }, extra), outgoing.headers),
+      headers: { ...base, ...flattenHeaders(extra), ...flattenHeaders(outgoing.headers) },
       body: outgoing.body
     }, response)
     return response
