@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
-import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -24,12 +23,8 @@ import * as target from "./target.js"
 /** The words after `--` on the command line (a server command), if there was a `--`. */
 export class CommandTail extends Context.Tag("mcp-effect/cli/CommandTail")<CommandTail, ReadonlyArray<string> | undefined>() {}
 
-export interface SessionOptions {
-  readonly config: Option.Option<string>
-  readonly server: Option.Option<string>
-  readonly stdio: Option.Option<string>
-  readonly url: Option.Option<string>
-  readonly header: ReadonlyArray<string>
+/** What picks the server (see `target.ts`; its command tail comes from `CommandTail`), and how to talk to it. */
+export interface SessionOptions extends Omit<target.TargetOptions, "tail"> {
   readonly json: boolean
   readonly root: ReadonlyArray<string>
   readonly timeout: number
