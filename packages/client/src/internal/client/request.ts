@@ -65,7 +65,7 @@ export const complete = (method: string, raw: unknown): Effect.Effect<unknown, M
   return invalid === undefined ? Effect.succeed(raw) : Effect.fail(invalid)
 }
 
-const timeoutOf = (context: ClientContext) => (callOptions: CallOptions | undefined) =>
+const timeoutOf = (context: ClientContext, callOptions: CallOptions | undefined) =>
   callOptions?.timeout === undefined ? context.requestTimeout : Duration.decode(callOptions.timeout)
 
 /** One request on the session's peer: its envelope, deadline and progress token (and its id on the span). */
@@ -90,7 +90,7 @@ const send = (
     const peer = current.link.peer
     let requestId: RequestId | undefined
     const request = peer.request(method, envelope(context, current.info, params, meta), {
-      timeout: timeoutOf(context)(callOptions),
+      timeout: timeoutOf(context, callOptions),
       maxTotal: ticket?.ours === true && context.options.resetTimeoutOnProgress === true
         ? context.maxTotalTimeout
         : undefined,
@@ -233,5 +233,5 @@ export const make = (
       (last) => isRecord(last.result) && last.result["isError"] === true
     )
 
-  return { requestComplete, requestWithInput, timeoutOf: timeoutOf(context) }
+  return { requestComplete, requestWithInput, timeoutOf: (callOptions) => timeoutOf(context, callOptions) }
 }
