@@ -61,7 +61,7 @@ import * as ResultCache from "./ResultCache.js"
 // -----------------------------------------------------------------------------
 
 /**
- * How the client behaves. Durations accept any `Duration.DurationInput`; plain numbers are milliseconds.
+ * How the client behaves. Durations accept any `Duration.Input`; plain numbers are milliseconds.
  *
  * @since 0.1.0
  * @category models
@@ -72,9 +72,9 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   /** `clientInfo.version` (default this package's version). */
   readonly clientVersion?: string | undefined
   /** Budget of the `server/discover` probe, separate from the request timeout (default 5 s). */
-  readonly probeTimeout?: Duration.DurationInput | undefined
+  readonly probeTimeout?: Duration.Input | undefined
   /** Default timeout of every request (default 60 s); each call can override it. */
-  readonly requestTimeout?: Duration.DurationInput | undefined
+  readonly requestTimeout?: Duration.Input | undefined
   /** `auto` (default) probes; `modern` or `legacy` insists on one era. */
   readonly era?: EraResolver.EraPreference | undefined
   /** Restart a server that exits during the probe once and go legacy (default true; see `EraResolver`). */
@@ -111,7 +111,7 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   /** Progress resets the request timeout, up to `maxTotalTimeout` (default false). */
   readonly resetTimeoutOnProgress?: boolean | undefined
   /** The hard limit of a request whose timeout progress resets (default 10 minutes). */
-  readonly maxTotalTimeout?: Duration.DurationInput | undefined
+  readonly maxTotalTimeout?: Duration.Input | undefined
   /**
    * Modern servers send list changes only on a `subscriptions/listen` stream: with this set, the client keeps
    * one open for the lists the server says can change, so cached lists are evicted the moment they change.
@@ -189,9 +189,9 @@ export interface Subscription {
  */
 export interface CallOptions {
   /** This call's request timeout (each round of a multi round-trip call gets it afresh). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
   /** A budget for the whole call, every round included. */
-  readonly overallTimeout?: Duration.DurationInput | undefined
+  readonly overallTimeout?: Duration.Input | undefined
   /** Merged into `params._meta` (the modern envelope's reserved keys always win). */
   readonly meta?: JsonObject | undefined
   /** The LLM tool call this request serves: reported as `toolCallId` to `onProgress`. */
@@ -285,9 +285,9 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class McpClient extends Context.Tag("@mcp-effect/client/McpClient")<McpClient, Service>() {}
+export class McpClient extends Context.Service<McpClient, Service>()("@mcp-effect/client/McpClient") {}
 
 // -----------------------------------------------------------------------------
 // Constructors
@@ -329,7 +329,7 @@ export const layerWithoutDependencies = (
   McpClient,
   McpClientError,
   McpTransport.McpTransport | EraResolver.EraResolver | InputFulfiller.InputFulfiller | ResultCache.ResultCache
-> => Layer.scoped(McpClient, make(options))
+> => Layer.effect(McpClient, make(options))
 
 /**
  * The client over the transport in context, with the spec's era resolver, a fulfiller for the hooks in

@@ -88,9 +88,9 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class ResultCache extends Context.Tag("@mcp-effect/client/ResultCache")<ResultCache, Service>() {}
+export class ResultCache extends Context.Service<ResultCache, Service>()("@mcp-effect/client/ResultCache") {}
 
 /**
  * @since 0.1.0
@@ -100,7 +100,7 @@ export interface Options {
   /** Most entries kept (default 1000). */
   readonly capacity?: number | undefined
   /** The longest a result is reused, whatever the server says (default 1 hour). */
-  readonly maxTtl?: Duration.DurationInput | undefined
+  readonly maxTtl?: Duration.Input | undefined
 }
 
 /**

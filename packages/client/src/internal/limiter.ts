@@ -33,7 +33,7 @@ export const make = (permits: number): Limiter => {
     free++
   }
 
-  const acquire = Effect.async<void>((resume) => {
+  const acquire = Effect.callback<void>((resume) => {
     if (free > 0) {
       free--
       return resume(Effect.void)
@@ -50,7 +50,7 @@ export const make = (permits: number): Limiter => {
   return {
     withPermit: (self) =>
       Effect.uninterruptibleMask((restore) =>
-        restore(acquire).pipe(Effect.zipRight(restore(self).pipe(Effect.ensuring(Effect.sync(release)))))
+        restore(acquire).pipe(Effect.andThen(restore(self).pipe(Effect.ensuring(Effect.sync(release)))))
       )
   }
 }

@@ -8,8 +8,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
+import type * as Fiber from "effect/Fiber"
 import type { Cacheable, CacheKey, Invalidation, Options, Service } from "../ResultCache.js"
 
 interface Stored {
@@ -24,7 +23,7 @@ interface Stored {
 interface Flight {
   readonly answer: Deferred.Deferred<unknown, unknown>
   waiters: number
-  fiber: Fiber.RuntimeFiber<unknown, never> | undefined
+  fiber: Fiber.Fiber<unknown, never> | undefined
 }
 
 const storeKey = (key: { readonly namespace: string; readonly method: string; readonly params: string }) =>
@@ -40,7 +39,7 @@ const freshFor = (entry: Stored, key: CacheKey, now: number) =>
 export const make = (options: Options = {}): Effect.Effect<Service> =>
   Effect.sync(() => {
     const capacity = options.capacity ?? 1000
-    const maxTtl = Duration.toMillis(Duration.decode(options.maxTtl ?? "1 hour"))
+    const maxTtl = Duration.toMillis(Duration.fromInputUnsafe(options.maxTtl ?? "1 hour"))
     // Insertion-ordered: the first entry is the oldest.
     const stored = new Map<string, Stored>()
     const inFlight = new Map<string, Flight>()
@@ -70,12 +69,14 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
         flight.waiters--
         if (flight.waiters > 0 || flight.fiber === undefined) return Effect.void
         if (inFlight.get(flightId) === flight) inFlight.delete(flightId)
-        return Fiber.interruptFork(flight.fiber)
+        // Not awaited: the last caller leaves at once, the fetch stops on its own fiber.
+        flight.fiber.interruptUnsafe()
+        return Effect.void
       })
 
     const start = <A, E, R>(id: string, flightId: string, key: CacheKey, fetch: Effect.Effect<Cacheable<A>, E, R>) =>
       Effect.gen(function*() {
-        const flight: Flight = { answer: Deferred.unsafeMake(FiberId.none), waiters: 0, fiber: undefined }
+        const flight: Flight = { answer: Deferred.makeUnsafe(), waiters: 0, fiber: undefined }
         inFlight.set(flightId, flight)
         const generation = generations.get(generationKey(key)) ?? 0
         flight.fiber = yield* fetch.pipe(
@@ -89,7 +90,7 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
             })
           ),
           Effect.ignore,
-          Effect.forkDaemon
+          Effect.forkDetach
         )
         return flight
       })

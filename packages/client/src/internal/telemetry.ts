@@ -12,16 +12,14 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
-import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as Option from "effect/Option"
 import { isRecord, type JsonObject, type RequestId } from "../McpSchema.js"
 
 /** The histogram of operation durations, in seconds (the semantic conventions' name and unit). @internal */
-export const operationDuration = Metric.histogram(
-  "mcp.client.operation.duration",
-  MetricBoundaries.fromIterable([0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]),
-  "Duration of MCP client operations, in seconds"
-)
+export const operationDuration = Metric.histogram("mcp.client.operation.duration", {
+  description: "Duration of MCP client operations, in seconds",
+  boundaries: Metric.boundariesFromIterable([0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300])
+})
 
 /** `error.type`: the JSON-RPC code of a protocol error, `tool_error` for an `isError` result, else the tag. @internal */
 export const errorType = (error: unknown): string => {
@@ -76,7 +74,7 @@ export interface Telemetry {
 }
 
 const failureType = <A, E>(exit: Exit.Failure<A, E>): string =>
-  Exit.isInterrupted(exit) ? "cancelled" : errorType(Option.getOrUndefined(Cause.failureOption(exit.cause)))
+  Exit.hasInterrupts(exit) ? "cancelled" : errorType(Option.getOrUndefined(Cause.findErrorOption(exit.cause)))
 
 const markFailure = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isFailure(exit) ? Effect.annotateCurrentSpan("error.type", failureType(exit)) : Effect.void
@@ -91,11 +89,15 @@ export const make = (): Telemetry => ({
           isToolError !== undefined && isToolError(value) ? Effect.annotateCurrentSpan("error.type", "tool_error") : Effect.void
         ),
         Effect.onExit((exit) =>
-          Effect.zipRight(
+          Effect.andThen(
             markFailure(exit),
             Effect.flatMap(Clock.currentTimeNanos, (end) => {
-              const tagged = Metric.tagged(operationDuration, "mcp.method.name", method)
-              const metric = Exit.isFailure(exit) ? Metric.tagged(tagged, "error.type", failureType(exit)) : tagged
+              const metric = Metric.withAttributes(
+                operationDuration,
+                Exit.isFailure(exit)
+                  ? { "mcp.method.name": method, "error.type": failureType(exit) }
+                  : { "mcp.method.name": method }
+              )
               return Metric.update(metric, Number(end - start) / 1e9)
             })
           )

@@ -42,7 +42,7 @@ const afterHandshake = (context: Context.ClientContext, listen: Listen.Listen) =
         timeout: context.requestTimeout,
         context: { era: "legacy", protocolVersion: info.protocolVersion }
       }).pipe(
-        Effect.catchAll((error) =>
+        Effect.catch((error) =>
           context.report(McpDiagnostic.RefusedRequest({ method: "logging/setLevel", reason: error.message }))
         )
       )
@@ -55,7 +55,7 @@ const afterHandshake = (context: Context.ClientContext, listen: Listen.Listen) =
       }
       if (Object.values(filter).some((wanted) => wanted === true)) {
         yield* listen.watch(current, filter).pipe(
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             context.report(McpDiagnostic.RefusedRequest({ method: "subscriptions/listen", reason: error.message }))
           ),
           Effect.forkIn(current.link.scope)
@@ -81,7 +81,7 @@ export const make = (
     const progress = Progress.make(context)
     // The session is the connection's; listen needs it and the connection needs listen: tied once both exist.
     const late: { session: Effect.Effect<Connection.Session, McpClientError> } = {
-      session: Effect.dieMessage("the client's session was used before the client was made")
+      session: Effect.die(new Error("the client's session was used before the client was made"))
     }
     const session = Effect.suspend(() => late.session)
     const listen = Listen.make(context, session)

@@ -4,9 +4,9 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import type * as EraResolver from "../../EraResolver.js"
 import { type McpClientError, McpClosedError } from "../../McpError.js"
 import type { Notification, RequestId } from "../../McpSchema.js"
@@ -17,8 +17,8 @@ import { modernMeta } from "./envelope.js"
 
 /** @internal */
 export interface Link {
-  readonly scope: Scope.CloseableScope
-  connectionScope: Scope.CloseableScope
+  readonly scope: Scope.Closeable
+  connectionScope: Scope.Closeable
   peer: Peer.Peer
   /** The settlement in progress or done; replaced when one fails, so that the next call settles again. */
   era: Deferred.Deferred<EraResolver.EraInfo, McpClientError>
@@ -93,12 +93,12 @@ const openPeer = (
       onAnswered: handlers.onAnswered,
       replyContext: Effect.suspend(() => replyContext(era()))
     })
-  }).pipe(Scope.extend(scope))
+  }).pipe(Scope.provide(scope))
 
 const openLink = (context: ClientContext, handlers: Handlers) =>
   Effect.gen(function*() {
-    const scope = yield* Scope.fork(context.scope, ExecutionStrategy.sequential)
-    const connectionScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const scope = yield* Scope.fork(context.scope, "sequential")
+    const connectionScope = yield* Scope.fork(scope, "sequential")
     const era = yield* Deferred.make<EraResolver.EraInfo, McpClientError>()
     const opening = { scope, connectionScope, era, started: false, settled: undefined }
     const peer = yield* openPeer(context, handlers, connectionScope, () => opening.era).pipe(
@@ -111,7 +111,7 @@ const openLink = (context: ClientContext, handlers: Handlers) =>
 const restartLink = (context: ClientContext, handlers: Handlers, current: Link) =>
   Effect.gen(function*() {
     yield* Scope.close(current.connectionScope, Exit.void)
-    current.connectionScope = yield* Scope.fork(current.scope, ExecutionStrategy.sequential)
+    current.connectionScope = yield* Scope.fork(current.scope, "sequential")
     current.peer = yield* openPeer(context, handlers, current.connectionScope, () => current.era)
   })
 
@@ -144,7 +144,7 @@ export const make = (context: ClientContext, handlers: Handlers) =>
   Effect.gen(function*() {
     let link: Link | undefined
     let closed = false
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
 
     const currentLink: Effect.Effect<Link, McpClientError> = lock.withPermits(1)(
       Effect.gen(function*() {
@@ -171,11 +171,11 @@ export const make = (context: ClientContext, handlers: Handlers) =>
       return (context.telemetry === undefined ? resolve : context.telemetry.probe(resolve)).pipe(
         Effect.tap((info) => handlers.afterHandshake(makeSession(current, info))),
         Effect.onExit((exit) =>
-          Exit.isInterrupted(exit)
+          Exit.hasInterrupts(exit)
             ? Deferred.fail(current.era, new McpClosedError({ reason: "closed while settling the era" }))
             : Deferred.done(current.era, exit).pipe(
               // A failed settlement is not remembered: those waiting get the failure, the next call settles again.
-              Effect.zipRight(Exit.isFailure(exit) ? forget(current) : Effect.void)
+              Effect.andThen(Exit.isFailure(exit) ? forget(current) : Effect.void)
             )
         ),
         Effect.forkIn(current.scope)

@@ -61,9 +61,9 @@ export const make = (options: ClientOptions) =>
       fulfiller: yield* InputFulfiller.InputFulfiller,
       cache: yield* ResultCache.ResultCache,
       scope: yield* Effect.scope,
-      probeTimeout: Duration.decode(options.probeTimeout ?? "5 seconds"),
-      requestTimeout: Duration.decode(options.requestTimeout ?? "60 seconds"),
-      maxTotalTimeout: Duration.decode(options.maxTotalTimeout ?? "10 minutes"),
+      probeTimeout: Duration.fromInputUnsafe(options.probeTimeout ?? "5 seconds"),
+      requestTimeout: Duration.fromInputUnsafe(options.requestTimeout ?? "60 seconds"),
+      maxTotalTimeout: Duration.fromInputUnsafe(options.maxTotalTimeout ?? "10 minutes"),
       maxPages: options.maxPages ?? 100,
       maxInputRounds: options.maxInputRounds ?? 8,
       maxInputRequests: options.maxInputRequests ?? 32,
@@ -78,8 +78,7 @@ export const make = (options: ClientOptions) =>
       telemetry: options.tracing === true ? Telemetry.make() : undefined,
       report: (diagnostic) =>
         PubSub.publish(diagnostics, diagnostic).pipe(
-          Effect.zipRight(Effect.logDebug("mcp client diagnostic", diagnostic)),
-          Effect.asVoid
+          Effect.andThen(Effect.logDebug("mcp client diagnostic", diagnostic))
         )
     }
     return context

@@ -3,6 +3,7 @@
  * acknowledged first, re-established after the server restarts. Legacy: the unsolicited notifications, with
  * `resources/subscribe` for the URIs.
  */
+import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,8 +21,14 @@ import { decodeFilter } from "./decode.js"
 import { envelope } from "./envelope.js"
 import { tokenKey } from "./progress.js"
 
+/** A listen stream's buffer: ended (`Cause.Done`) when the subscription is over, so that its stream ends. */
+type Sink = Queue.Queue<Notification, Cause.Done>
+
+/** The subscription is over: buffered notifications are dropped and the stream ends (it does not fail). */
+const closeSink = (queue: Sink) => Effect.andThen(Queue.end(queue), Queue.shutdown(queue))
+
 interface Route {
-  readonly queue: Queue.Queue<Notification>
+  readonly queue: Sink
   readonly acknowledged: (granted: SubscriptionFilter) => Effect.Effect<void>
   readonly ended: Deferred.Deferred<void>
 }
@@ -98,11 +105,11 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
     current: Session,
     filter: SubscriptionFilter,
     onAcknowledged: (granted: SubscriptionFilter) => Effect.Effect<void>,
-    queue?: Queue.Queue<Notification>
+    queue?: Sink
   ) =>
     Effect.gen(function*() {
       const ended = yield* Deferred.make<void>()
-      const sink = queue ?? (yield* Queue.sliding<Notification>(context.notificationBuffer))
+      const sink = queue ?? (yield* Queue.sliding<Notification, Cause.Done>(context.notificationBuffer))
       let routeKey: string | undefined
       const request = current.link.peer.request(
         "subscriptions/listen",
@@ -124,7 +131,7 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
       )
     })
 
-  const listenLegacy = (current: Session, filter: SubscriptionFilter, queue: Queue.Queue<Notification>) =>
+  const listenLegacy = (current: Session, filter: SubscriptionFilter, queue: Sink) =>
     Effect.gen(function*() {
       const uris = current.info.capabilities.resources?.subscribe === true ? filter.resourceSubscriptions ?? [] : []
       const sendContext = { era: "legacy" as const, protocolVersion: current.info.protocolVersion }
@@ -148,7 +155,7 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
   const listen = (filter: SubscriptionFilter): Effect.Effect<Subscription, McpClientError, Scope.Scope> =>
     Effect.gen(function*() {
       const first = yield* session
-      const queue = yield* Effect.acquireRelease(Queue.sliding<Notification>(context.notificationBuffer), Queue.shutdown)
+      const queue = yield* Effect.acquireRelease(Queue.sliding<Notification, Cause.Done>(context.notificationBuffer), closeSink)
       if (first.info.era === "legacy") return yield* listenLegacy(first, filter, queue)
 
       const acknowledged = yield* Deferred.make<SubscriptionFilter, McpClientError>()
@@ -165,10 +172,10 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
         Effect.tapError((error) => error._tag === "McpServerGoneError" ? covered : Effect.void),
         Effect.retry({
           while: (error) => error._tag === "McpServerGoneError",
-          schedule: Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
+          schedule: Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")])
         }),
-        Effect.tapErrorCause((cause) => Deferred.failCause(acknowledged, cause)),
-        Effect.ensuring(Queue.shutdown(queue)),
+        Effect.tapCause((cause) => Deferred.failCause(acknowledged, cause)),
+        Effect.ensuring(closeSink(queue)),
         Effect.forkScoped
       )
       const granted = yield* Deferred.await(acknowledged)

@@ -40,18 +40,18 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
       case "notifications/message":
         return onLog(notification)
       case "notifications/tools/list_changed":
-        return Effect.zipRight(invalidate("tools/list"), listen.route(notification))
+        return Effect.andThen(invalidate("tools/list"), listen.route(notification))
       case "notifications/prompts/list_changed":
-        return Effect.zipRight(invalidate("prompts/list"), listen.route(notification))
+        return Effect.andThen(invalidate("prompts/list"), listen.route(notification))
       case "notifications/resources/list_changed":
         return invalidate("resources/list").pipe(
-          Effect.zipRight(invalidate("resources/templates/list")),
-          Effect.zipRight(listen.route(notification))
+          Effect.andThen(invalidate("resources/templates/list")),
+          Effect.andThen(listen.route(notification))
         )
       case "notifications/resources/updated": {
         const uri = field(params, "uri")
         return typeof uri === "string"
-          ? Effect.zipRight(invalidate("resources/read", readKey(uri)), listen.route(notification))
+          ? Effect.andThen(invalidate("resources/read", readKey(uri)), listen.route(notification))
           : listen.route(notification)
       }
       case "notifications/cancelled":
@@ -62,5 +62,5 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
   }
 
   return (notification: Notification): Effect.Effect<void> =>
-    PubSub.publish(context.notifications, notification).pipe(Effect.zipRight(route(notification)))
+    PubSub.publish(context.notifications, notification).pipe(Effect.andThen(route(notification)))
 }

@@ -66,7 +66,7 @@ export const complete = (method: string, raw: unknown): Effect.Effect<unknown, M
 }
 
 const timeoutOf = (context: ClientContext, callOptions: CallOptions | undefined) =>
-  callOptions?.timeout === undefined ? context.requestTimeout : Duration.decode(callOptions.timeout)
+  callOptions?.timeout === undefined ? context.requestTimeout : Duration.fromInputUnsafe(callOptions.timeout)
 
 /** One request on the session's peer: its envelope, deadline and progress token (and its id on the span). */
 const send = (
@@ -131,12 +131,20 @@ const withOverall = <A>(
 ): Effect.Effect<A, McpClientError> =>
   Effect.flatMap(session, (current) => {
     if (callOptions?.overallTimeout === undefined) return effect(current)
-    const millis = Duration.toMillis(Duration.decode(callOptions.overallTimeout))
+    const millis = Duration.toMillis(Duration.fromInputUnsafe(callOptions.overallTimeout))
     return current.link.peer.deadlines.within(
       effect(current),
       millis,
       () => new McpTimeoutError({ method, limit: "overall", timeoutMillis: millis })
     )
+  })
+
+/** The `input_required` rounds after the first, until one has the final result (bounded by `nextRound`). */
+const loop = (step: (state: Round) => Effect.Effect<Round, McpClientError>, first: Round) =>
+  Effect.gen(function*() {
+    let state = first
+    while (state.result === undefined) state = yield* step(state)
+    return state
   })
 
 /** @internal */
@@ -155,7 +163,7 @@ export const make = (
         method,
         params,
         telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind).pipe(
-          Effect.zipRight(telemetry.round(method, 0, send(context, progress, current, method, params, callOptions))),
+          Effect.andThen(telemetry.round(method, 0, send(context, progress, current, method, params, callOptions))),
           Effect.flatMap((raw) => complete(method, raw))
         )
       )
@@ -215,13 +223,10 @@ export const make = (
           const rounds = (headers: Readonly<Record<string, string>> | undefined) => {
             const step = round(current, method, params, callOptions, headers)
             // Most calls end in the first round: the loop starts only for `input_required`.
-            const all = Effect.flatMap(step(FIRST), (state) =>
-              state.result !== undefined
-                ? Effect.succeed(state)
-                : Effect.iterate(state, { while: (next) => next.result === undefined, body: step }))
+            const all = Effect.flatMap(step(FIRST), (state) => state.result !== undefined ? Effect.succeed(state) : loop(step, state))
             return telemetry === undefined
               ? all
-              : Effect.zipRight(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
+              : Effect.andThen(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
           }
           // Headers come from the original params, so every round carries the same ones.
           const headers = headersFor?.(current)

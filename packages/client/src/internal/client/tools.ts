@@ -91,7 +91,7 @@ export const make = (
         // Without a catalogue no header can be mirrored: the call goes without, and a server that needs
         // them answers -32020, which retries once after a fresh listing.
         yield* listTools({ refresh }).pipe(
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             context.report(
               McpDiagnostic.RefusedRequest({ method: "tools/list", reason: `no catalogue for x-mcp-header: ${error.message}` })
             )

@@ -33,6 +33,6 @@ const handle = (conn: State.ConnectionState, message: JsonObject): Effect.Effect
 /** One connection's server: its state lives as long as the connection. @internal */
 export const makeConnection = (definition: Definition, out: Outbound): Effect.Effect<Connection> =>
   Effect.map(State.make(definition, out), (conn) => ({
-    handle: (message: JsonObject) => Effect.zipRight(Effect.sync(() => forget(conn, message)), handle(conn, message)),
+    handle: (message: JsonObject) => Effect.andThen(Effect.sync(() => forget(conn, message)), handle(conn, message)),
     broadcast: (method: string, params: JsonObject) => broadcast(conn, method, params)
   }))

@@ -108,7 +108,7 @@ export const runWithInput = <A>(
   const responses = { ...carried, ...fresh }
   return Effect.suspend(() => run(contextFor(conn, message, responses))).pipe(
     Effect.map(done),
-    Effect.catchAllDefect((defect) =>
+    Effect.catchDefect((defect) =>
       defect instanceof NeedsInput
         ? Effect.succeed<JsonObject>({
           resultType: "input_required",
@@ -117,7 +117,7 @@ export const runWithInput = <A>(
         })
         : Effect.fail(new RpcFailure(-32603, `the handler died: ${String(defect)}`))
     ),
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       error instanceof RpcFailure ? Effect.fail(error) : Effect.fail(new RpcFailure(-32603, String(error)))
     )
   )

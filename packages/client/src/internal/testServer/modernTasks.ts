@@ -55,7 +55,7 @@ const runModernTask = (conn: ConnectionState, tool: ToolDefinition, message: Jso
       }
     }),
     Effect.interruptible,
-    Effect.forkDaemon,
+    Effect.forkDetach,
     Effect.map((fiber) => {
       state.fiber = fiber
     })

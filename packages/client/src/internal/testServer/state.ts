@@ -14,7 +14,7 @@ export interface TaskState {
   status: "working" | "completed" | "failed" | "cancelled"
   readonly pollInterval: number
   readonly result: Deferred.Deferred<JsonObject, RpcFailure>
-  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  fiber: Fiber.Fiber<unknown, unknown> | undefined
 }
 
 /** A task of the modern tasks extension. @internal */
@@ -25,7 +25,7 @@ export interface ModernTaskState {
   inputRequests: JsonObject | undefined
   result: JsonObject | undefined
   error: JsonObject | undefined
-  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  fiber: Fiber.Fiber<unknown, unknown> | undefined
   readonly message: JsonObject
 }
 

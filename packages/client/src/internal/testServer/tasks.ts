@@ -35,11 +35,11 @@ export const startTask = (conn: ConnectionState, tool: ToolDefinition, message: 
       Effect.flatMap((exit) =>
         Effect.sync(() => {
           state.status = exit._tag === "Success" && exit.value["isError"] !== true ? "completed" : "failed"
-        }).pipe(Effect.zipRight(Deferred.complete(result, exit)))
+        }).pipe(Effect.andThen(Deferred.complete(result, exit)))
       )
     )
     // Interruptible whatever the transport's fiber was: tasks/cancel must be able to stop it.
-    state.fiber = yield* Effect.forkDaemon(Effect.interruptible(run))
+    state.fiber = yield* Effect.forkDetach(Effect.interruptible(run))
     return { task: taskView(taskId, state) }
   })
 
@@ -48,9 +48,9 @@ const cancel = (taskId: string, state: TaskState): Effect.Effect<JsonObject, Rpc
   if (state.status !== "working") return Effect.fail(new RpcFailure(-32602, `Task ${taskId} is already ${state.status}`))
   state.status = "cancelled"
   const fiber = state.fiber
-  return Effect.zipRight(
+  return Effect.andThen(
     fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
-    Effect.zipRight(Deferred.fail(state.result, new RpcFailure(-32000, "Task cancelled")), Effect.succeed(taskView(taskId, state)))
+    Effect.andThen(Deferred.fail(state.result, new RpcFailure(-32000, "Task cancelled")), Effect.succeed(taskView(taskId, state)))
   )
 }
 
