@@ -4,38 +4,49 @@
  * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry), 2 usage error
  * (command line or configuration), 3 client or connection error, 130 interrupted (Ctrl-C cancels the call).
  */
-import * as CliConfig from "@effect/cli/CliConfig"
-import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
+import * as CliError from "effect/cli/CliError"
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Command from "effect/cli/Command"
+import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
 import { CommandTail } from "./internal/session.js"
 
 const VERSION = "0.1.0"
 
-const cli = Command.run(command, {
-  name: "mcp-effect",
-  version: VERSION,
-  footer: HelpDoc.p(
-    "Exit codes: 0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error; " +
-      "3 client or connection error; 130 interrupted (Ctrl-C cancels the call). " +
-      "--log-level (all, trace, debug, info, warning, error, fatal, none) shows the server's log messages on stderr."
-  )
-})
+const cli = Command.runWith(command, { version: VERSION })
 
-/** Split the command line at the first bare `--`. */
+/** The end of every help text (`effect/cli` has no footer option: the formatter appends it). */
+const FOOTER = [
+  "EXIT CODES",
+  "  0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error;",
+  "  3 client or connection error; 130 interrupted (Ctrl-C cancels the call).",
+  "",
+  "  --log-level (all, trace, debug, info, warn, error, fatal, none) shows the server's log messages on stderr."
+].join("\n")
+
+/**
+ * The help formatter: `effect/cli`'s own, with the footer. It colours only when `TerminalCapabilities` says
+ * so: stdout is a terminal (or `FORCE_COLOR`), `NO_COLOR` is unset or empty, `TERM` is not `dumb`.
+ */
+const FormatterLive = Layer.effect(CliOutput.Formatter)(
+  Effect.map(TerminalCapabilities.TerminalCapabilities, ({ canColor }): CliOutput.Formatter => {
+    const formatter = CliOutput.defaultFormatter({ colors: canColor })
+    return { ...formatter, formatHelpDoc: (doc) => `${formatter.formatHelpDoc(doc).trimEnd()}\n\n${FOOTER}\n` }
+  })
+)
+
+/** Split the command line (`process.argv`) at the first bare `--`; the arguments without node and the script. */
 const splitArgv = (argv: ReadonlyArray<string>) => {
   const cut = argv.indexOf("--", 2)
-  return cut === -1 ? { args: argv, tail: undefined } : { args: argv.slice(0, cut), tail: argv.slice(cut + 1) }
+  return cut === -1 ? { args: argv.slice(2), tail: undefined } : { args: argv.slice(2, cut), tail: argv.slice(cut + 1) }
 }
 
 const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${message}\n`))
@@ -43,13 +54,14 @@ const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The program: its exit code, with every failure reported on stderr. */
-export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> => {
+export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeServices.NodeServices> => {
   const { args, tail } = splitArgv(argv)
   return cli(args).pipe(
     Effect.as<number>(ExitCode.ok),
     Effect.provideService(CommandTail, tail),
-    Effect.catchAll((error): Effect.Effect<number> => {
-      if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.usage)
+    // Help and the parse errors are already printed by effect/cli.
+    Effect.catch((error): Effect.Effect<number> => {
+      if (CliError.isCliError(error)) return Effect.succeed(ExitCode.usage)
       switch (error._tag) {
         case "ToolReturnedError":
         case "SomeServersFailed":
@@ -60,17 +72,16 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
           return Effect.as(report(messageOf(error)), ExitCode.client)
       }
     }),
-    Effect.catchAllDefect((defect) => Effect.as(report(`unexpected: ${messageOf(defect)}`), ExitCode.client))
+    Effect.catchDefect((defect) => Effect.as(report(`unexpected: ${messageOf(defect)}`), ExitCode.client)),
+    Effect.provide(FormatterLive)
   )
 }
 
-const MainLive = Layer.mergeAll(NodeContext.layer, CliConfig.layer({ showBuiltIns: false }))
-
 const main = program(process.argv).pipe(
   Effect.flatMap((code) => Effect.sync(() => void (process.exitCode = code))),
-  Effect.provide(MainLive),
+  Effect.provide(NodeServices.layer),
   // The minimum log level is the server log level (see `--log-level`): none unless asked for.
-  Logger.withMinimumLogLevel(LogLevel.None)
+  Effect.provideService(References.MinimumLogLevel, "None")
 )
 
 NodeRuntime.runMain(
@@ -79,7 +90,7 @@ NodeRuntime.runMain(
     disableErrorReporting: true,
     teardown: (exit, onExit) => {
       if (Exit.isSuccess(exit)) return onExit(typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok)
-      return onExit(Cause.isInterruptedOnly(exit.cause) ? ExitCode.interrupted : ExitCode.client)
+      return onExit(Cause.hasInterruptsOnly(exit.cause) ? ExitCode.interrupted : ExitCode.client)
     }
   }
 )

@@ -71,7 +71,7 @@ const readTokens = (file: string) =>
   Effect.promise(async () => JSON.parse(await fs.readFile(file, "utf8")) as Record<string, { server: string; tokens?: { accessToken?: string } }>)
 
 describe("mcp-effect sign-in (OAuth)", () => {
-  it.scopedLive("signs in through the printed URL, reuses the stored token, and auth logout forgets it", () =>
+  it.live("signs in through the printed URL, reuses the stored token, and auth logout forgets it", () =>
     Effect.gen(function*() {
       const server = yield* oauthServer
       const home = yield* tempConfigHome
@@ -143,7 +143,7 @@ describe("mcp-effect sign-in (OAuth)", () => {
       assert.include(blocked.stderr, "--callback-port")
     }))
 
-  it.scopedLive("a server that needs no sign-in: no prompt, no listener, no token file", () =>
+  it.live("a server that needs no sign-in: no prompt, no listener, no token file", () =>
     Effect.gen(function*() {
       const home = yield* tempConfigHome
       // The callback port is taken by someone else: the command must not need it when nobody signs in.

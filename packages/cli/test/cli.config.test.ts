@@ -27,7 +27,7 @@ interface Row {
 }
 
 describe("mcp-effect with a configuration file", () => {
-  it.scopedLive("servers: every entry checked, a broken one reported without failing the others", () =>
+  it.live("servers: every entry checked, a broken one reported without failing the others", () =>
     Effect.gen(function*() {
       const url = yield* launch([official, "--http", "--port", "0", "--era", "legacy"])
       const dir = directory({

@@ -9,7 +9,7 @@ import { everything, launch, loopback, official, run } from "./fixtures/run.js"
 const json = (text: string): unknown => JSON.parse(text)
 
 describe("mcp-effect over Streamable HTTP", () => {
-  it.scopedLive("the example server: info, tools, a call with progress, a tool error, --header", () =>
+  it.live("the example server: info, tools, a call with progress, a tool error, --header", () =>
     Effect.gen(function*() {
       const url = yield* launch([official, "--http", "--port", "0"])
       const info = json((yield* run(["info", "--json", "--url", url, "--header", "X-Trace: 1"])).stdout) as { era: string }
@@ -31,7 +31,7 @@ describe("mcp-effect over Streamable HTTP", () => {
       assert.match(legacy.stdout, /^era:\s+legacy/m)
     }))
 
-  it.scopedLive("server-everything: a call, progress, roots, in both formats", () =>
+  it.live("server-everything: a call, progress, roots, in both formats", () =>
     Effect.gen(function*() {
       const url = yield* launch(["--import", loopback, everything, "streamableHttp"])
       const echo = yield* run(["call", "echo", "message=over http", "--url", url])

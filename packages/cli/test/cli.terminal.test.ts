@@ -13,7 +13,7 @@ const cli = `${process.execPath} ${bin}`
 const demo = `--stdio '${process.execPath} ${official}'`
 
 describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
-  it.scopedLive("a yes/no elicitation answered at the prompt", () =>
+  it.live("a yes/no elicitation answered at the prompt", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)
       yield* term.type(`${cli} call confirm 'question=Deploy now?' ${demo}; echo EXIT=$?`)
@@ -26,7 +26,7 @@ describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
       assert.include(done, "EXIT=0")
     }))
 
-  it.scopedLive("with stdout piped the question is declined, not drawn into the pipe", () =>
+  it.live("with stdout piped the question is declined, not drawn into the pipe", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)
       yield* term.type(`${cli} call confirm question=Piped? --json ${demo} | cat; echo EXIT=$?`)
@@ -36,7 +36,7 @@ describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
       assert.notInclude(done, "? ok")
     }))
 
-  it.scopedLive("a form of text, boolean, number and enum fields, with the schema's defaults", () =>
+  it.live("a form of text, boolean, number and enum fields, with the schema's defaults", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)
       yield* term.type(`${cli} call trigger-elicitation-request -- ${process.execPath} ${everything} stdio; echo EXIT=$?`)
@@ -73,7 +73,7 @@ describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
       assert.include(flat, "\"legacyTitledEnum\": \"pet-1\"")
     }))
 
-  it.scopedLive("the progress bar is redrawn in place, then cleared; Ctrl-C cancels a call with exit 130", () =>
+  it.live("the progress bar is redrawn in place, then cleared; Ctrl-C cancels a call with exit 130", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)
       yield* term.type(`${cli} call slow ms=4500 steps=3 ${demo}; echo EXIT=$?`)

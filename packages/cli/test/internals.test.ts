@@ -4,7 +4,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as LogLevel from "effect/LogLevel"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { authOptions, browserCommand, checkPort, tokenFile } from "../src/internal/auth.js"
@@ -50,13 +49,13 @@ describe("coercion by the input schema", () => {
 })
 
 describe("--log-level", () => {
-  it("maps @effect/cli's levels to MCP levels; none (the default) asks for nothing", () => {
-    assert.strictEqual(mcpLevelOf(LogLevel.None), undefined)
-    assert.strictEqual(mcpLevelOf(LogLevel.All), "debug")
-    assert.strictEqual(mcpLevelOf(LogLevel.Debug), "debug")
-    assert.strictEqual(mcpLevelOf(LogLevel.Info), "info")
-    assert.strictEqual(mcpLevelOf(LogLevel.Warning), "warning")
-    assert.strictEqual(mcpLevelOf(LogLevel.Fatal), "critical")
+  it("maps effect/cli's levels to MCP levels; none (the default) asks for nothing", () => {
+    assert.strictEqual(mcpLevelOf("None"), undefined)
+    assert.strictEqual(mcpLevelOf("All"), "debug")
+    assert.strictEqual(mcpLevelOf("Debug"), "debug")
+    assert.strictEqual(mcpLevelOf("Info"), "info")
+    assert.strictEqual(mcpLevelOf("Warn"), "warning")
+    assert.strictEqual(mcpLevelOf("Fatal"), "critical")
   })
 })
 
@@ -78,8 +77,8 @@ describe("sign-in settings", () => {
 
   it("the callback port is checked; the redirect URL is fixed by it", () => {
     assert.strictEqual(Effect.runSync(checkPort(33418)), 33418)
-    assert.isTrue(Effect.runSync(Effect.either(checkPort(0)))._tag === "Left")
-    assert.isTrue(Effect.runSync(Effect.either(checkPort(65536)))._tag === "Left")
+    assert.isTrue(Effect.runSync(Effect.result(checkPort(0)))._tag === "Failure")
+    assert.isTrue(Effect.runSync(Effect.result(checkPort(65536)))._tag === "Failure")
     assert.strictEqual(authOptions(4321).redirectUrl, "http://127.0.0.1:4321/callback")
     assert.strictEqual(authOptions(4321).clientName, "mcp-effect")
   })

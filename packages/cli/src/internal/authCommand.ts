@@ -1,8 +1,8 @@
 /**
  * `auth login` (sign in to a server and keep its tokens) and `auth logout` (forget one server's, or all).
  */
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -27,7 +27,7 @@ const login = Command.make("login", shared, (options) =>
 
 const logout = Command.make(
   "logout",
-  { url: Options.text("url").pipe(Options.withDescription("only this server (default: every one)"), Options.optional) },
+  { url: Flag.String("url").pipe(Flag.withDescription("only this server (default: every one)"), Flag.optional) },
   (options) =>
     Effect.gen(function*() {
       const url = Option.getOrUndefined(options.url)

@@ -1,10 +1,10 @@
 /**
  * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers, auth.
  */
-import * as Args from "@effect/cli/Args"
-import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import type { CompletionReference } from "@mcp-effect/client/McpSchema"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,7 +16,9 @@ import { shared } from "./options.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
 
-const keyValues = Args.text({ name: "key=value" }).pipe(Args.repeated)
+/** `key=value...` positional arguments. */
+const keyValues = (description: string) =>
+  Argument.String("key=value").pipe(Argument.withDescription(description), Argument.variadic())
 
 const capabilityList = (capabilities: Readonly<Record<string, unknown>>) =>
   Object.entries(capabilities).map(([name, value]) => {
@@ -46,7 +48,10 @@ const info = Command.make("info", shared, (options) =>
 
 const tools = Command.make(
   "tools",
-  { ...shared, schema: Options.boolean("schema").pipe(Options.withDescription("show input and output schemas")) },
+  {
+    ...shared,
+    schema: Flag.Boolean("schema").pipe(Flag.withDescription("show input and output schemas"), Flag.withDefault(false))
+  },
   (options) =>
     withClient(options, (client) =>
       Effect.gen(function*() {
@@ -68,9 +73,9 @@ const call = Command.make(
   "call",
   {
     ...shared,
-    args: Options.text("args").pipe(Options.withDescription("the whole arguments object as JSON"), Options.optional),
-    tool: Args.text({ name: "tool" }),
-    values: keyValues
+    args: Flag.String("args").pipe(Flag.withDescription("the whole arguments object as JSON"), Flag.optional),
+    tool: Argument.String("tool").pipe(Argument.withDescription("the name of the tool to call")),
+    values: keyValues("the tool's arguments as name=value, each value coerced by the tool's input schema")
   },
   (options) =>
     withClient(options, (client, status) =>
@@ -116,7 +121,7 @@ const templates = Command.make("templates", shared, (options) =>
       ))
     }))).pipe(Command.withDescription("the server's resource templates"))
 
-const read = Command.make("read", { ...shared, uri: Args.text({ name: "uri" }) }, (options) =>
+const read = Command.make("read", { ...shared, uri: Argument.String("uri").pipe(Argument.withDescription("the URI of the resource")) }, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const result = yield* client.readResource(options.uri)
@@ -139,7 +144,11 @@ const prompts = Command.make("prompts", shared, (options) =>
       ))
     }))).pipe(Command.withDescription("the server's prompts"))
 
-const prompt = Command.make("prompt", { ...shared, name: Args.text({ name: "name" }), values: keyValues }, (options) =>
+const prompt = Command.make("prompt", {
+  ...shared,
+  name: Argument.String("name").pipe(Argument.withDescription("the name of the prompt")),
+  values: keyValues("the prompt's arguments as name=value")
+}, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const args = Object.fromEntries(yield* pairs(options.values))
@@ -156,7 +165,13 @@ const referenceOf = (ref: string): CompletionReference =>
 
 const complete = Command.make(
   "complete",
-  { ...shared, ref: Args.text({ name: "prompt-or-uri-template" }), values: keyValues },
+  {
+    ...shared,
+    ref: Argument.String("prompt-or-uri-template").pipe(
+      Argument.withDescription("the prompt's name, or the resource template's URI template")
+    ),
+    values: keyValues("the argument to complete as name=partial-value, then other arguments as name=value")
+  },
   (options) =>
     withClient(options, (client) =>
       Effect.gen(function*() {

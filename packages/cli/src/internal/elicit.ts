@@ -3,8 +3,8 @@
  * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
  * elicitation; unless stdin and stdout are a terminal it is declined.
  */
-import * as Prompt from "@effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
+import * as Prompt from "effect/cli/Prompt"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { StatusLine } from "./status.js"
@@ -41,7 +41,7 @@ const choicesOf = (schema: Json): ReadonlyArray<{ readonly title: string; readon
 }
 
 const numberPrompt = (message: string, schema: Json, integer: boolean, required: boolean) =>
-  Prompt.text({
+  Prompt.String({
     message,
     ...(typeof schema["default"] === "number" ? { default: String(schema["default"]) } : {}),
     validate: (value) => {
@@ -62,7 +62,7 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
     const items = isObject(schema["items"]) ? choicesOf(schema["items"]) : undefined
     if (items !== undefined) {
       const initial = Array.isArray(schema["default"]) ? schema["default"].map(String) : []
-      return Prompt.multiSelect({
+      return Prompt.MultiSelect({
         message,
         choices: items.map((c) => ({ ...c, selected: initial.includes(c.value) })),
         ...(typeof schema["minItems"] === "number" ? { min: schema["minItems"] } : {}),
@@ -74,16 +74,16 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
   if (choices !== undefined) {
     const first = choices.find((c) => c.value === schema["default"])
     const ordered = first === undefined ? choices : [first, ...choices.filter((c) => c !== first)]
-    return Prompt.select({ message, choices: ordered })
+    return Prompt.Select({ message, choices: ordered })
   }
   switch (schema["type"]) {
     case "boolean":
-      return Prompt.confirm({ message, initial: schema["default"] === true })
+      return Prompt.Confirm({ message, initial: schema["default"] === true })
     case "number":
     case "integer":
       return numberPrompt(message, schema, schema["type"] === "integer", required)
     default:
-      return Prompt.text({
+      return Prompt.String({
         message,
         ...(typeof schema["default"] === "string" ? { default: schema["default"] } : {}),
         validate: (value) =>
@@ -94,7 +94,7 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
 
 /** The `onElicit` hook of the command. */
 export const hook = (
-  terminal: Context.Context<Prompt.Prompt.Environment> | undefined,
+  terminal: Context.Context<Prompt.Environment> | undefined,
   status: StatusLine
 ): NonNullable<InputFulfiller.InputHooks["onElicit"]> =>
 (request) => {
@@ -115,7 +115,7 @@ export const hook = (
     }
     return { action: "accept", content } satisfies InputFulfiller.ElicitResult
   }).pipe(
-    Effect.catchTag("QuitException", () => Effect.succeed<InputFulfiller.ElicitResult>({ action: "cancel" })),
+    Effect.catchTag("QuitError", () => Effect.succeed<InputFulfiller.ElicitResult>({ action: "cancel" })),
     Effect.provide(terminal)
   )
 }

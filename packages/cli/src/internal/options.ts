@@ -1,43 +1,42 @@
 /**
  * The options the commands share: which server, the output format, roots and the request timeout.
  */
-import * as Options from "@effect/cli/Options"
+import * as Flag from "effect/cli/Flag"
 import { DEFAULT_CALLBACK_PORT } from "./auth.js"
 
 /** The options every command takes. */
 export const shared = {
-  config: Options.text("config").pipe(
-    Options.withAlias("c"),
-    Options.withDescription("mcpServers configuration file (default ./.mcp.json, then ./mcp.json)"),
-    Options.optional
+  config: Flag.String("config").pipe(
+    Flag.withAlias("c"),
+    Flag.withDescription("mcpServers configuration file (default ./.mcp.json, then ./mcp.json)"),
+    Flag.optional
   ),
-  server: Options.text("server").pipe(
-    Options.withAlias("s"),
-    Options.withDescription("the entry of the configuration to use (default: its only entry)"),
-    Options.optional
+  server: Flag.String("server").pipe(
+    Flag.withAlias("s"),
+    Flag.withDescription("the entry of the configuration to use (default: its only entry)"),
+    Flag.optional
   ),
-  stdio: Options.text("stdio").pipe(
-    Options.withDescription("start this server command over stdio (or put the command after --)"),
-    Options.optional
+  stdio: Flag.String("stdio").pipe(
+    Flag.withDescription("start this server command over stdio (or put the command after --)"),
+    Flag.optional
   ),
-  url: Options.text("url").pipe(Options.withDescription("a Streamable HTTP server's URL"), Options.optional),
-  header: Options.text("header").pipe(
-    Options.withAlias("H"),
-    Options.withDescription("an HTTP header for --url, \"Name: value\" (repeatable)"),
-    Options.repeated
+  url: Flag.String("url").pipe(Flag.withDescription("a Streamable HTTP server's URL"), Flag.optional),
+  header: Flag.String("header").pipe(
+    Flag.withAlias("H"),
+    Flag.withDescription("an HTTP header for --url, \"Name: value\" (repeatable)"),
+    Flag.atLeast(0)
   ),
-  callbackPort: Options.integer("callback-port").pipe(
-    Options.withDescription("the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one"),
-    Options.withDefault(DEFAULT_CALLBACK_PORT)
+  callbackPort: Flag.Int("callback-port").pipe(
+    Flag.withDescription("the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one"),
+    Flag.withDefault(DEFAULT_CALLBACK_PORT)
   ),
-  json: Options.boolean("json").pipe(Options.withDescription("machine-readable JSON on stdout")),
-  root: Options.text("root").pipe(
-    Options.withDescription("a root directory offered to the server (repeatable)"),
-    Options.repeated
+  json: Flag.Boolean("json").pipe(Flag.withDescription("machine-readable JSON on stdout"), Flag.withDefault(false)),
+  root: Flag.String("root").pipe(
+    Flag.withDescription("a root directory offered to the server (repeatable)"),
+    Flag.atLeast(0)
   ),
-  timeout: Options.integer("timeout").pipe(
-    Options.withDescription("request timeout in seconds"),
-    Options.withDefault(60)
+  timeout: Flag.Int("timeout").pipe(
+    Flag.withDescription("request timeout in seconds"),
+    Flag.withDefault(60)
   )
 }
-

@@ -3,11 +3,11 @@
  * or the error it gave. A broken entry (malformed, or a server that fails) is reported; the others are not
  * held up by it.
  */
-import * as Command from "@effect/cli/Command"
 import { McpConfig } from "@mcp-effect/client"
+import * as Command from "effect/cli/Command"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { SomeServersFailed, UsageError } from "./errors.js"
 import { shared } from "./options.js"
 import { printJson, table } from "./render.js"
@@ -49,11 +49,11 @@ const check = (
     return row
   }).pipe(
     Effect.scoped,
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: options.timeout * 1000,
-      onTimeout: () => new Error(`no answer within ${options.timeout} s`)
+      orElse: () => Effect.fail(new Error(`no answer within ${options.timeout} s`))
     }),
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       Effect.succeed<Row>({ name: entry.name, transport: entry.transport, ok: false, error: messageOf(error) })
     )
   )
@@ -70,15 +70,15 @@ export const servers = Command.make(
       const status = Status.make()
       const rows = yield* Effect.forEach(
         entries,
-        Either.match({
-          onLeft: (error) =>
+        Result.match({
+          onFailure: (error) =>
             Effect.succeed<Row>({
               name: error.entry ?? "",
               transport: undefined,
               ok: false,
               error: `${error.field === undefined ? "" : `field ${JSON.stringify(error.field)}: `}${error.detail}`
             }),
-          onRight: (entry) => check(entry, options, status)
+          onSuccess: (entry) => check(entry, options, status)
         }),
         { concurrency: "unbounded" }
       )

@@ -2,15 +2,15 @@
  * One command's connection: the server chosen on the command line, a client with the command's hooks
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
-import type * as Prompt from "@effect/cli/Prompt"
 import { McpClient, type McpConfig, NodeMcpClient } from "@mcp-effect/client"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
+import type * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import type * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -21,7 +21,7 @@ import * as Status from "./status.js"
 import * as target from "./target.js"
 
 /** The words after `--` on the command line (a server command), if there was a `--`. */
-export class CommandTail extends Context.Tag("mcp-effect/cli/CommandTail")<CommandTail, ReadonlyArray<string> | undefined>() {}
+export class CommandTail extends Context.Service<CommandTail, ReadonlyArray<string> | undefined>()("mcp-effect/cli/CommandTail") {}
 
 /** What picks the server (see `target.ts`; its command tail comes from `CommandTail`), and how to talk to it. */
 export interface SessionOptions extends Omit<target.TargetOptions, "tail"> {
@@ -34,12 +34,12 @@ export interface SessionOptions extends Omit<target.TargetOptions, "tail"> {
 const CLIENT_NAME = "mcp-effect-cli"
 
 /**
- * `--log-level` is @effect/cli's built-in option (all, trace, debug, info, warning, error, fatal, none): it
- * sets the minimum log level of the command, which `main` starts at `None` (no server logs unless asked).
+ * `--log-level` is `effect/cli`'s built-in flag (all, trace, debug, info, warn, warning, error, fatal, none):
+ * it sets the minimum log level of the command, which `main` starts at `None` (no server logs unless asked).
  * Its level maps to the MCP level asked of the server.
  */
 export const mcpLevelOf = (level: LogLevel.LogLevel): LoggingLevel | undefined => {
-  switch (level._tag) {
+  switch (level) {
     case "None":
       return undefined
     case "All":
@@ -48,7 +48,7 @@ export const mcpLevelOf = (level: LogLevel.LogLevel): LoggingLevel | undefined =
       return "debug"
     case "Info":
       return "info"
-    case "Warning":
+    case "Warn":
       return "warning"
     case "Error":
       return "error"
@@ -75,12 +75,12 @@ export const clientOptions = (
   options: Pick<SessionOptions, "root" | "timeout">,
   status: Status.StatusLine,
   progress: boolean
-): Effect.Effect<McpClient.ClientOptions, never, Prompt.Prompt.Environment> =>
+): Effect.Effect<McpClient.ClientOptions, never, Prompt.Environment> =>
   Effect.gen(function*() {
     // Prompts read stdin and draw on stdout: both must be the terminal (`--json | jq` declines instead).
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
-    const terminal = interactive ? yield* Effect.context<Prompt.Prompt.Environment>() : undefined
-    const logLevel = mcpLevelOf(yield* FiberRef.get(FiberRef.currentMinimumLogLevel))
+    const terminal = interactive ? yield* Effect.context<Prompt.Environment>() : undefined
+    const logLevel = mcpLevelOf(yield* References.MinimumLogLevel)
     return {
       clientName: CLIENT_NAME,
       requestTimeout: options.timeout * 1000,
@@ -125,7 +125,7 @@ export const withClient = <A, E, R>(
   options: SessionOptions,
   use: (client: McpClient.Service, status: Status.StatusLine, startedAt: number) => Effect.Effect<A, E, R>,
   settings: { readonly progress?: boolean } = {}
-): Effect.Effect<A, E | UsageError | McpClientError, R | CommandTail | Prompt.Prompt.Environment> =>
+): Effect.Effect<A, E | UsageError | McpClientError, R | CommandTail | Prompt.Environment> =>
   Effect.gen(function*() {
     const entry = yield* entryOf(options)
     const callbackPort = yield* auth.checkPort(options.callbackPort)

@@ -5,8 +5,8 @@
  */
 import { McpConfig } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { existsSync } from "node:fs"
 import { UsageError } from "./errors.js"
 import { splitCommand } from "./shell.js"
@@ -53,7 +53,7 @@ const fromConfig = (options: TargetOptions) =>
   Effect.gen(function*() {
     const path = yield* configPath(options.config)
     const entries = yield* McpConfig.readEntries(path).pipe(Effect.mapError((e) => usage(e.message)))
-    const names = entries.map((entry) => Either.match(entry, { onLeft: (e) => e.entry ?? "", onRight: (s) => s.name }))
+    const names = entries.map((entry) => Result.match(entry, { onFailure: (e) => e.entry ?? "", onSuccess: (s) => s.name }))
     const name = Option.getOrUndefined(options.server) ?? (names.length === 1 ? names[0] : undefined)
     if (name === undefined) {
       return yield* usage(`${path} has ${names.length} servers; choose one with --server NAME (${names.join(", ")})`)
@@ -61,7 +61,7 @@ const fromConfig = (options: TargetOptions) =>
     const index = names.indexOf(name)
     const entry = entries[index]
     if (entry === undefined) return yield* usage(`${path} has no server ${JSON.stringify(name)} (${names.join(", ")})`)
-    return yield* Either.match(entry, { onLeft: (e) => Effect.fail(usage(e.message)), onRight: Effect.succeed })
+    return yield* Result.match(entry, { onFailure: (e) => Effect.fail(usage(e.message)), onSuccess: Effect.succeed })
   })
 
 /** The one server of the command line. */
