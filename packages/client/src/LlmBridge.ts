@@ -185,6 +185,14 @@ export interface InvokeContext {
 export interface ToolOutcome {
   readonly content: string
   readonly isError: boolean
+  /**
+   * The result as its owner gave it, when there is one: a server's `CallToolResult`, a local tool's answer
+   * when it is shaped like one. For callers that want more than the text (`@mcp-effect/ai`'s `"complete"`
+   * result mode).
+   */
+  readonly result?: CallToolResult | undefined
+  /** Why the call failed when it did not come back as a result: a client error, a local tool's failure. */
+  readonly failure?: unknown
 }
 
 /**
@@ -284,9 +292,9 @@ export interface BridgeOptions {
  */
 export interface ClientBridgeOptions extends BridgeOptions {
   /** Request timeout of each tool call (default: the client's). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
   /** Budget of each tool call, every input round included. */
-  readonly overallTimeout?: Duration.DurationInput | undefined
+  readonly overallTimeout?: Duration.Input | undefined
   /** Merged into each call's `_meta`. */
   readonly meta?: JsonObject | undefined
   /** How much of an embedded text resource the model is shown (default 2000 characters). */
@@ -338,8 +346,14 @@ export const clientSource = (
     list: (listOptions) => client.listTools(listOptions?.refresh === true ? { refresh: true } : undefined),
     invoke: (name, args, context) =>
       client.callTool(name, args, callOptions(context.toolCallId)).pipe(
-        Effect.map((result): ToolOutcome => ({ content: renderResult(result, render), isError: result.isError === true })),
-        Effect.catchAll((error) => Effect.succeed<ToolOutcome>({ content: describeClientError(name, error), isError: true }))
+        Effect.map((result): ToolOutcome => ({
+          content: renderResult(result, render),
+          isError: result.isError === true,
+          result
+        })),
+        Effect.catch((error) =>
+          Effect.succeed<ToolOutcome>({ content: describeClientError(name, error), isError: true, failure: error })
+        )
       )
   }
 }

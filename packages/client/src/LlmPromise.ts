@@ -99,7 +99,7 @@ const defaultRunner: Runner = (effect, options) =>
  * @category error handling
  */
 export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined): unknown =>
-  signal?.aborted === true && Cause.isInterruptedOnly(cause) ? abortReason(signal) : Cause.squash(cause)
+  signal?.aborted === true && Cause.hasInterruptsOnly(cause) ? abortReason(signal) : Cause.squash(cause)
 
 /**
  * Why a signal was aborted: its reason, or a `DOMException` named `AbortError` when it has none.
@@ -185,7 +185,7 @@ export interface PromiseToolDefinition<A, I> {
   readonly name: string
   readonly title?: string | undefined
   readonly description?: string | undefined
-  readonly parameters: Schema.Schema<A, I, never>
+  readonly parameters: Schema.Codec<A, I>
   readonly annotations?: ToolAnnotations | undefined
   /** Return (or resolve to) the answer; throw (or reject) to answer with an error. */
   readonly handler: (args: A, context: PromiseToolContext) => unknown

@@ -35,15 +35,15 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as parse from "./internal/config/parse.js"
@@ -177,7 +177,7 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpCon
  */
 export class McpConfigServerError extends Schema.TaggedError<McpConfigServerError>()("McpConfigServerError", {
   entry: Schema.String,
-  cause: Schema.Defect
+  cause: Schema.Defect()
 }) {
   override get message(): string {
     const cause = this.cause instanceof Error ? this.cause.message : String(this.cause)
@@ -241,7 +241,7 @@ export const load = (
 export const readEntries = (
   source: Source,
   options?: ParseOptions
-): Effect.Effect<ReadonlyArray<Either.Either<ServerEntry, McpConfigError>>, McpConfigError> =>
+): Effect.Effect<ReadonlyArray<Result.Result<ServerEntry, McpConfigError>>, McpConfigError> =>
   Effect.gen(function*() {
     const path = typeof source === "string" ? source : undefined
     const document = typeof source === "string"
@@ -256,7 +256,7 @@ export const readEntries = (
     const servers = yield* parse.serversOf(document, path)
     return yield* Effect.forEach(
       Object.entries(servers),
-      ([name, entry]) => Effect.either(parse.parseEntry(name, entry, envOf(options), path))
+      ([name, entry]) => Effect.result(parse.parseEntry(name, entry, envOf(options), path))
     )
   })
 
@@ -332,9 +332,9 @@ export interface Servers {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class McpServers extends Context.Tag("@mcp-effect/client/McpConfig/McpServers")<McpServers, Servers>() {}
+export class McpServers extends Context.Service<McpServers, Servers>()("@mcp-effect/client/McpConfig/McpServers") {}
 
 const selected = (config: Config, only: ReadonlyArray<string> | undefined) =>
   Effect.gen(function*() {
@@ -391,7 +391,7 @@ const isConfig = (source: Source | Config): source is Config =>
 export const layer = (
   source: Source | Config,
   options: LayerOptions = {}
-): Layer.Layer<McpServers, McpConfigError | McpConfigServerError> => Layer.scoped(McpServers, make(source, options))
+): Layer.Layer<McpServers, McpConfigError | McpConfigServerError> => Layer.effect(McpServers, make(source, options))
 
 // -----------------------------------------------------------------------------
 // Promise API

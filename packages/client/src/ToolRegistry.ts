@@ -36,6 +36,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import { assignNames } from "./internal/llm/names.js"
 import * as LlmBridge from "./LlmBridge.js"
 import type { McpClientError } from "./McpError.js"
@@ -71,7 +72,7 @@ export const MAX_PREFIX_LENGTH = 32
  * @category errors
  */
 export class ToolRegistryError extends Schema.TaggedError<ToolRegistryError>()("ToolRegistryError", {
-  reason: Schema.Literal("InvalidPrefix", "DuplicatePrefix", "NameCollision"),
+  reason: Schema.Literals(["InvalidPrefix", "DuplicatePrefix", "NameCollision"]),
   prefix: Schema.String,
   detail: Schema.String
 }) {
@@ -146,7 +147,7 @@ const collisionDetail = (collision: { readonly exposed: string; readonly names: 
  */
 export const make = (options: LlmBridge.BridgeOptions = {}): Effect.Effect<Registry> =>
   Effect.gen(function*() {
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
     let owners: ReadonlyArray<Owner> = []
 
     const ownerOf = (name: string): { readonly owner: Owner; readonly tool: string } | undefined => {

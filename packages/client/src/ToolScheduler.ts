@@ -147,9 +147,9 @@ export const make: (options?: Options) => Service = internal.make
  * The scheduler every bridge uses. Bridges that find none in their context use `make()`.
  *
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class ToolScheduler extends Context.Tag("@mcp-effect/client/ToolScheduler")<ToolScheduler, Service>() {
+export class ToolScheduler extends Context.Service<ToolScheduler, Service>()("@mcp-effect/client/ToolScheduler") {
   /**
    * The default scheduler (`toolConcurrency` 4).
    *

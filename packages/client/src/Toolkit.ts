@@ -11,7 +11,7 @@
  * const add = Toolkit.tool({
  *   name: "add",
  *   description: "Add two numbers",
- *   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   parameters: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
  *   annotations: { readOnlyHint: true, idempotentHint: true },
  *   handler: ({ a, b }) => Effect.succeed(String(a + b))
  * })
@@ -25,7 +25,9 @@
  * })
  * ```
  *
- * The parameters are `JSONSchema.make(parameters)`, then the same conversion as a server's `inputSchema`
+ * The parameters are `Schema.toJsonSchemaDocument(parameters)` (the JSON form of the schema: what the model
+ * sends is decoded with `Schema.toCodecJson(parameters)`; use `Schema.Finite` for a plain JSON number, as
+ * `Schema.Number` also admits the strings `"NaN"` and `"Infinity"`), then the same conversion as a server's `inputSchema`
  * (see `LlmBridge`). Arguments are decoded with the schema before the handler runs; a decoding failure is an
  * `is_error` result that says what was wrong. What a handler returns is rendered for the model: a string as it
  * is, a `CallToolResult`-shaped value (`{ content: [...] }`) like a server's answer, anything else as JSON. A
@@ -35,8 +37,6 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { describeUnknownError, isCallToolResultLike, renderResult } from "./internal/llm/content.js"
 import { assignNames } from "./internal/llm/names.js"
@@ -67,7 +67,7 @@ export interface ToolDefinition<A, I, Out, E, R> {
   readonly title?: string | undefined
   readonly description?: string | undefined
   /** The arguments: an object schema (a `Schema.Struct`, usually). */
-  readonly parameters: Schema.Schema<A, I, never>
+  readonly parameters: Schema.Codec<A, I>
   readonly annotations?: ToolAnnotations | undefined
   readonly handler: (args: A, context: ToolContext) => Effect.Effect<Out, E, R>
 }
@@ -121,7 +121,7 @@ export interface Toolkit<out R> {
  * @category errors
  */
 export class ToolkitError extends Schema.TaggedError<ToolkitError>()("ToolkitError", {
-  reason: Schema.Literal("DuplicateName", "InvalidSchema", "NotAnObject"),
+  reason: Schema.Literals(["DuplicateName", "InvalidSchema", "NotAnObject"]),
   tool: Schema.String,
   detail: Schema.String
 }) {
@@ -136,26 +136,44 @@ export class ToolkitError extends Schema.TaggedError<ToolkitError>()("ToolkitErr
  */
 export interface ToolkitOptions {
   /** How long one handler may run before its call is answered with a timeout (default: no limit). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
 }
 
 const render = (value: unknown): LlmBridge.ToolOutcome => {
   if (typeof value === "string") return { content: value === "" ? "(no output)" : value, isError: false }
   if (value === undefined || value === null) return { content: "(no output)", isError: false }
-  if (isCallToolResultLike(value)) return { content: renderResult(value), isError: value.isError === true }
+  if (isCallToolResultLike(value)) {
+    return { content: renderResult(value), isError: value.isError === true, result: value }
+  }
   return { content: JSON.stringify(value) ?? String(value), isError: false }
 }
 
 /**
- * `Schema.Struct({})` (a tool without arguments) has the JSON Schema "an object or an array"
- * (`{ "$id": "/schemas/{}", "anyOf": [{ "type": "object" }, { "type": "array" }] }`): offer it as an object.
+ * `Schema.Struct({})` (a tool without arguments) has the JSON Schema "anything but null" (`{ "not": { "type":
+ * "null" } }`; Effect 3 gave "an object or an array"): offer it as an object.
  */
 const emptyStructAsObject = (schema: unknown): unknown => {
-  if (!isRecord(schema) || !Array.isArray(schema["anyOf"]) || "type" in schema) return schema
+  if (!isRecord(schema) || "type" in schema) return schema
+  const not = schema["not"]
+  if (isRecord(not) && Object.keys(schema).length === 1 && Object.keys(not).length === 1 && not["type"] === "null") {
+    return { type: "object", properties: {} }
+  }
+  if (!Array.isArray(schema["anyOf"])) return schema
   const kinds = schema["anyOf"].map((branch) => (isRecord(branch) ? branch["type"] : undefined))
   return kinds.length === 2 && kinds.includes("object") && kinds.includes("array")
     ? { type: "object", properties: {} }
     : schema
+}
+
+/**
+ * The JSON Schema of a parameters schema, its definitions attached as `$defs` (what its `$ref`s point to).
+ * Objects are closed (`additionalProperties: false`) where the schema allows it, as Effect 3 made them.
+ */
+const jsonSchemaOf = (parameters: Schema.Top): unknown => {
+  const document = Schema.toJsonSchemaDocument(parameters, { onExcessProperty: "error" })
+  return Object.keys(document.definitions).length === 0
+    ? document.schema
+    : { ...document.schema, $defs: document.definitions }
 }
 
 /**
@@ -165,9 +183,12 @@ const emptyStructAsObject = (schema: unknown): unknown => {
  * @category constructors
  */
 export const tool = <A, I, Out, E, R>(definition: ToolDefinition<A, I, Out, E, R>): Tool<R> => {
-  const decode = Schema.decodeUnknown(definition.parameters, { errors: "all", onExcessProperty: "ignore" })
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(definition.parameters), {
+    errors: "all",
+    onExcessProperty: "ignore"
+  })
   const jsonSchema = Effect.try({
-    try: (): unknown => JSONSchema.make(definition.parameters),
+    try: (): unknown => jsonSchemaOf(definition.parameters),
     catch: (error) =>
       new ToolkitError({
         reason: "InvalidSchema",
@@ -195,16 +216,17 @@ export const tool = <A, I, Out, E, R>(definition: ToolDefinition<A, I, Out, E, R
       Effect.matchEffect({
         onFailure: (error) =>
           Effect.succeed<LlmBridge.ToolOutcome>({
-            content: `Invalid arguments for tool "${context.name}": ${ParseResult.TreeFormatter.formatErrorSync(error)}`,
+            content: `Invalid arguments for tool "${context.name}": ${error.message}`,
             isError: true
           }),
         onSuccess: (decoded) =>
           Effect.suspend(() => definition.handler(decoded, context)).pipe(
             Effect.map(render),
-            Effect.catchAll((error) =>
+            Effect.catch((error) =>
               Effect.succeed<LlmBridge.ToolOutcome>({
                 content: `Tool "${context.name}" failed: ${describeUnknownError(error)}`,
-                isError: true
+                isError: true,
+                failure: error
               })
             )
           )
@@ -287,13 +309,13 @@ export const source = <R>(
           Effect.provide(context)
         )
         return timeout === undefined ? run : run.pipe(
-          Effect.timeoutTo({
+          Effect.timeoutOrElse({
             duration: timeout,
-            onSuccess: (outcome): LlmBridge.ToolOutcome => outcome,
-            onTimeout: (): LlmBridge.ToolOutcome => ({
-              content: `Tool "${name}" did not finish in time and was cancelled.`,
-              isError: true
-            })
+            orElse: () =>
+              Effect.succeed<LlmBridge.ToolOutcome>({
+                content: `Tool "${name}" did not finish in time and was cancelled.`,
+                isError: true
+              })
           })
         )
       }

@@ -295,7 +295,7 @@ const unknownTool = (name: string, catalogue: Catalogue): ToolOutcome => {
 }
 
 const failedOutcome = (name: string, cause: Cause.Cause<unknown>): ToolOutcome => ({
-  content: Cause.isInterruptedOnly(cause)
+  content: Cause.hasInterruptsOnly(cause)
     ? `Tool "${name}" was interrupted before it finished.`
     : `Tool "${name}" failed unexpectedly: ${describeUnknownError(Cause.squash(cause))}`,
   isError: true
@@ -327,7 +327,7 @@ export const fromSource = <E>(
 
   const invoke = (name: string, args: JsonObject, toolCallId: string): Effect.Effect<ToolOutcome> =>
     Effect.suspend(() => source.invoke(name, args, { toolCallId })).pipe(
-      Effect.catchAllCause((cause) => Effect.succeed(failedOutcome(name, cause)))
+      Effect.catchCause((cause) => Effect.succeed(failedOutcome(name, cause)))
     )
 
   const jobOf = (
@@ -378,8 +378,8 @@ export const fromSource = <E>(
         return { tool_call_id: call.id, role: "tool", content: outcome.content, is_error: outcome.isError }
       })
     }).pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
           : Effect.succeed(parsed.map((call): ToolResult => ({
             tool_call_id: call.id,
@@ -394,7 +394,7 @@ export const fromSource = <E>(
   const toolAnnotations = (name: string) =>
     Effect.map(source.list(), (tools) => {
       const entry = catalogueOf(tools).byName.get(name)
-      return Option.fromNullable(entry?.tool.annotations)
+      return Option.fromNullishOr(entry?.tool.annotations)
     })
 
   return {
