@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export const AuthStep = Schema.Literal("discovery", "registration", "authorization", "token", "refresh")
+export const AuthStep = Schema.Literals(["discovery", "registration", "authorization", "token", "refresh"])
 
 /**
  * @since 0.1.0

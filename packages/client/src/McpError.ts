@@ -49,14 +49,20 @@ export class McpProtocolError extends Schema.TaggedError<McpProtocolError>()("Mc
   readonly serverMessage: string
 
   constructor(
-    props: { readonly method: string; readonly code: number; readonly message: string; readonly data?: unknown; readonly httpStatus?: number | undefined },
-    disableValidation?: boolean
+    props: {
+      readonly method: string
+      readonly code: number
+      readonly message: string
+      readonly data?: unknown
+      readonly httpStatus?: number | undefined
+    },
+    options?: Schema.MakeOptions
   ) {
     const framing = protocolFraming(props.method, props.code)
     const inner = props.message.startsWith(framing.prefix) && props.message.endsWith(framing.suffix)
       ? props.message.slice(framing.prefix.length, props.message.length - framing.suffix.length)
       : props.message
-    super({ ...props, message: `${framing.prefix}${inner}${framing.suffix}` }, disableValidation)
+    super({ ...props, message: `${framing.prefix}${inner}${framing.suffix}` }, options)
     this.serverMessage = inner
   }
 }
@@ -73,7 +79,7 @@ const protocolFraming = (method: string, code: number) => ({ prefix: `${method}:
  */
 export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>()("McpTimeoutError", {
   method: Schema.String,
-  limit: Schema.Literal("request", "probe", "overall"),
+  limit: Schema.Literals(["request", "probe", "overall"]),
   timeoutMillis: Schema.Number
 }) {
   readonly [TypeId]: TypeId = TypeId
@@ -173,11 +179,11 @@ export class McpInvalidResponseError extends Schema.TaggedError<McpInvalidRespon
  * @category errors
  */
 export class McpTransportError extends Schema.TaggedError<McpTransportError>()("McpTransportError", {
-  reason: Schema.Literal("Spawn", "Write", "Http", "Closed", "Auth"),
+  reason: Schema.Literals(["Spawn", "Write", "Http", "Closed", "Auth"]),
   detail: Schema.String,
   /** HTTP status, where an HTTP response was the failure. */
   status: Schema.optional(Schema.Number),
-  cause: Schema.optional(Schema.Defect)
+  cause: Schema.optional(Schema.Defect())
 }) {
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {

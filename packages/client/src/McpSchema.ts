@@ -1,15 +1,17 @@
 /**
  * Wire types for both protocol eras: 2025-11-25 (and earlier, "legacy") and 2026-07-28 ("modern").
  *
- * Every schema here decodes with `onExcessProperty: "preserve"` (see {@link decodeWire}): a client must pass
- * through what it does not understand (`_meta`, extension fields, JSON Schema keywords), so nothing a server
- * sends is stripped. The schemas have no transformations, so `Type` and `Encoded` are the same JSON shape.
+ * Every object schema here is open (see {@link OpenStruct}): a client must pass through what it does not
+ * understand (`_meta`, extension fields, JSON Schema keywords), so nothing a server sends is stripped, at any
+ * depth. A content block of an unknown type is kept too ({@link OtherContent}). Apart from that block and the
+ * default of `CallToolResult.content`, the schemas have no transformations, so `Type` and `Encoded` are the
+ * same JSON shape.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 // -----------------------------------------------------------------------------
 // Versions and reserved keys
@@ -83,7 +85,7 @@ export const ErrorCode = {
  * @since 0.1.0
  * @category schemas
  */
-export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
 /**
  * @since 0.1.0
@@ -92,10 +94,38 @@ export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 export type JsonObject = typeof JsonObject.Type
 
 /**
+ * The rest of an open struct: any other key, with any value.
+ *
  * @since 0.1.0
  * @category schemas
  */
-export const RequestId = Schema.Union(Schema.String, Schema.Number)
+export type OpenRest = readonly [typeof JsonObject]
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface OpenStruct<Fields extends Schema.Struct.Fields>
+  extends Schema.StructWithRest<Schema.Struct<Fields>, OpenRest>
+{}
+
+const openRest: OpenRest = [JsonObject]
+
+/**
+ * An open struct: the declared fields are checked, every other key is kept as it came (Effect 4 strips the keys
+ * a plain `Schema.Struct` does not name). Its type is the fields plus `readonly [x: string]: unknown`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const OpenStruct = <const Fields extends Schema.Struct.Fields>(fields: Fields): OpenStruct<Fields> =>
+  Schema.StructWithRest(Schema.Struct(fields), openRest)
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RequestId = Schema.Union([Schema.String, Schema.Number])
 
 /**
  * @since 0.1.0
@@ -113,7 +143,7 @@ export const Meta = Schema.optional(JsonObject)
  * @since 0.1.0
  * @category schemas
  */
-export const Icon = Schema.Struct({
+export const Icon = OpenStruct({
   src: Schema.String,
   mimeType: Schema.optional(Schema.String),
   sizes: Schema.optional(Schema.Array(Schema.String)),
@@ -126,7 +156,7 @@ export const Icon = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Implementation = Schema.Struct({
+export const Implementation = OpenStruct({
   name: Schema.String,
   version: Schema.String,
   title: Schema.optional(Schema.String),
@@ -147,15 +177,15 @@ export type Implementation = typeof Implementation.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ServerCapabilities = Schema.Struct({
+export const ServerCapabilities = OpenStruct({
   experimental: Schema.optional(JsonObject),
   logging: Schema.optional(JsonObject),
   completions: Schema.optional(JsonObject),
-  prompts: Schema.optional(Schema.Struct({ listChanged: Schema.optional(Schema.Boolean) })),
+  prompts: Schema.optional(OpenStruct({ listChanged: Schema.optional(Schema.Boolean) })),
   resources: Schema.optional(
-    Schema.Struct({ subscribe: Schema.optional(Schema.Boolean), listChanged: Schema.optional(Schema.Boolean) })
+    OpenStruct({ subscribe: Schema.optional(Schema.Boolean), listChanged: Schema.optional(Schema.Boolean) })
   ),
-  tools: Schema.optional(Schema.Struct({ listChanged: Schema.optional(Schema.Boolean) })),
+  tools: Schema.optional(OpenStruct({ listChanged: Schema.optional(Schema.Boolean) })),
   tasks: Schema.optional(JsonObject),
   extensions: Schema.optional(JsonObject)
 })
@@ -184,7 +214,7 @@ export interface ClientCapabilities {
  * @since 0.1.0
  * @category schemas
  */
-export const CacheScope = Schema.Literal("public", "private")
+export const CacheScope = Schema.Literals(["public", "private"])
 
 /**
  * @since 0.1.0
@@ -200,7 +230,7 @@ export const ResultType = Schema.String
  * @since 0.1.0
  * @category schemas
  */
-export const Annotations = Schema.Struct({
+export const Annotations = OpenStruct({
   audience: Schema.optional(Schema.Array(Schema.String)),
   priority: Schema.optional(Schema.Number),
   lastModified: Schema.optional(Schema.String)
@@ -210,7 +240,7 @@ export const Annotations = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const TextContent = Schema.Struct({
+export const TextContent = OpenStruct({
   type: Schema.Literal("text"),
   text: Schema.String,
   annotations: Schema.optional(Annotations),
@@ -221,7 +251,7 @@ export const TextContent = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ImageContent = Schema.Struct({
+export const ImageContent = OpenStruct({
   type: Schema.Literal("image"),
   data: Schema.String,
   mimeType: Schema.String,
@@ -233,7 +263,7 @@ export const ImageContent = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const AudioContent = Schema.Struct({
+export const AudioContent = OpenStruct({
   type: Schema.Literal("audio"),
   data: Schema.String,
   mimeType: Schema.String,
@@ -245,7 +275,7 @@ export const AudioContent = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const TextResourceContents = Schema.Struct({
+export const TextResourceContents = OpenStruct({
   uri: Schema.String,
   mimeType: Schema.optional(Schema.String),
   text: Schema.String,
@@ -256,7 +286,7 @@ export const TextResourceContents = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const BlobResourceContents = Schema.Struct({
+export const BlobResourceContents = OpenStruct({
   uri: Schema.String,
   mimeType: Schema.optional(Schema.String),
   blob: Schema.String,
@@ -267,7 +297,7 @@ export const BlobResourceContents = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceContents = Schema.Union(TextResourceContents, BlobResourceContents)
+export const ResourceContents = Schema.Union([TextResourceContents, BlobResourceContents])
 
 /**
  * @since 0.1.0
@@ -279,7 +309,7 @@ export type ResourceContents = typeof ResourceContents.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceLink = Schema.Struct({
+export const ResourceLink = OpenStruct({
   type: Schema.Literal("resource_link"),
   uri: Schema.String,
   name: Schema.String,
@@ -295,37 +325,38 @@ export const ResourceLink = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const EmbeddedResource = Schema.Struct({
+export const EmbeddedResource = OpenStruct({
   type: Schema.Literal("resource"),
   resource: ResourceContents,
   annotations: Schema.optional(Annotations),
   _meta: Meta
 })
 
+const AnyBlock = OpenStruct({ type: Schema.String })
+
+const UnknownBlock = Schema.Struct({
+  type: Schema.Literal("unknown"),
+  originalType: Schema.String,
+  block: JsonObject
+})
+
 /**
  * A content block of a type this client does not know (a later revision or an extension), or a known type
- * with fields missing: kept, not rejected. It is decoded as `{ type: "unknown", originalType, block }` (the block as it came), so that the known types
- * stay a discriminated union: `block.type === "text"` narrows a `ContentBlock` to `TextContent`. Encoding
- * gives the original block back.
+ * with fields missing: kept, not rejected. It is decoded as `{ type: "unknown", originalType, block }` (the
+ * block as it came), so that the known types stay a discriminated union: `block.type === "text"` narrows a
+ * `ContentBlock` to `TextContent`. Encoding gives the original block back.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const OtherContent = Schema.transform(
-  Schema.Struct({ type: Schema.String }, {
-    key: Schema.String,
-    value: Schema.Unknown
-  }),
-  Schema.Struct({
-    type: Schema.Literal("unknown"),
-    originalType: Schema.String,
-    block: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  }),
-  {
-    strict: false,
-    decode: (block) => ({ type: "unknown" as const, originalType: block.type, block }),
-    encode: (unknown) => ({ ...unknown.block, type: unknown.originalType })
-  }
+export const OtherContent = AnyBlock.pipe(
+  Schema.decodeTo(
+    UnknownBlock,
+    SchemaTransformation.transform<typeof UnknownBlock.Encoded, typeof AnyBlock.Type>({
+      decode: (block) => ({ type: "unknown" as const, originalType: block.type, block }),
+      encode: (unknown) => ({ ...unknown.block, type: unknown.originalType })
+    })
+  )
 )
 
 /**
@@ -338,14 +369,14 @@ export type OtherContent = typeof OtherContent.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ContentBlock = Schema.Union(
+export const ContentBlock = Schema.Union([
   TextContent,
   ImageContent,
   AudioContent,
   ResourceLink,
   EmbeddedResource,
   OtherContent
-)
+])
 
 /**
  * @since 0.1.0
@@ -364,7 +395,7 @@ export type ContentBlock = typeof ContentBlock.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolAnnotations = Schema.Struct({
+export const ToolAnnotations = OpenStruct({
   title: Schema.optional(Schema.String),
   readOnlyHint: Schema.optional(Schema.Boolean),
   destructiveHint: Schema.optional(Schema.Boolean),
@@ -382,7 +413,7 @@ export type ToolAnnotations = typeof ToolAnnotations.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Tool = Schema.Struct({
+export const Tool = OpenStruct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
@@ -404,8 +435,8 @@ export type Tool = typeof Tool.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CallToolResult = Schema.Struct({
-  content: Schema.optionalWith(Schema.Array(ContentBlock), { default: () => [] }),
+export const CallToolResult = OpenStruct({
+  content: Schema.Array(ContentBlock).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))),
   structuredContent: Schema.optional(Schema.Unknown),
   isError: Schema.optional(Schema.Boolean),
   _meta: Meta
@@ -421,7 +452,7 @@ export type CallToolResult = typeof CallToolResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PromptArgument = Schema.Struct({
+export const PromptArgument = OpenStruct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
@@ -432,7 +463,7 @@ export const PromptArgument = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Prompt = Schema.Struct({
+export const Prompt = OpenStruct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
@@ -451,7 +482,7 @@ export type Prompt = typeof Prompt.Type
  * @since 0.1.0
  * @category schemas
  */
-export const PromptMessage = Schema.Struct({
+export const PromptMessage = OpenStruct({
   role: Schema.String,
   content: ContentBlock
 })
@@ -460,7 +491,7 @@ export const PromptMessage = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const GetPromptResult = Schema.Struct({
+export const GetPromptResult = OpenStruct({
   description: Schema.optional(Schema.String),
   messages: Schema.Array(PromptMessage),
   _meta: Meta
@@ -476,7 +507,7 @@ export type GetPromptResult = typeof GetPromptResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Resource = Schema.Struct({
+export const Resource = OpenStruct({
   uri: Schema.String,
   name: Schema.String,
   title: Schema.optional(Schema.String),
@@ -498,7 +529,7 @@ export type Resource = typeof Resource.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ResourceTemplate = Schema.Struct({
+export const ResourceTemplate = OpenStruct({
   uriTemplate: Schema.String,
   name: Schema.String,
   title: Schema.optional(Schema.String),
@@ -519,7 +550,7 @@ export type ResourceTemplate = typeof ResourceTemplate.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ReadResourceResult = Schema.Struct({
+export const ReadResourceResult = OpenStruct({
   contents: Schema.Array(ResourceContents),
   ttlMs: Schema.optional(Schema.Number),
   cacheScope: Schema.optional(CacheScope),
@@ -536,8 +567,8 @@ export type ReadResourceResult = typeof ReadResourceResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const CompleteResult = Schema.Struct({
-  completion: Schema.Struct({
+export const CompleteResult = OpenStruct({
+  completion: OpenStruct({
     values: Schema.Array(Schema.String),
     total: Schema.optional(Schema.Number),
     hasMore: Schema.optional(Schema.Boolean)
@@ -572,25 +603,25 @@ const pageFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const ListToolsResult = Schema.Struct({ ...pageFields, tools: Schema.Array(Tool) })
+export const ListToolsResult = OpenStruct({ ...pageFields, tools: Schema.Array(Tool) })
 
 /**
  * @since 0.1.0
  * @category schemas
  */
-export const ListPromptsResult = Schema.Struct({ ...pageFields, prompts: Schema.Array(Prompt) })
+export const ListPromptsResult = OpenStruct({ ...pageFields, prompts: Schema.Array(Prompt) })
 
 /**
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourcesResult = Schema.Struct({ ...pageFields, resources: Schema.Array(Resource) })
+export const ListResourcesResult = OpenStruct({ ...pageFields, resources: Schema.Array(Resource) })
 
 /**
  * @since 0.1.0
  * @category schemas
  */
-export const ListResourceTemplatesResult = Schema.Struct({
+export const ListResourceTemplatesResult = OpenStruct({
   ...pageFields,
   resourceTemplates: Schema.Array(ResourceTemplate)
 })
@@ -603,7 +634,7 @@ export const ListResourceTemplatesResult = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const InitializeResult = Schema.Struct({
+export const InitializeResult = OpenStruct({
   protocolVersion: Schema.String,
   capabilities: ServerCapabilities,
   serverInfo: Implementation,
@@ -621,7 +652,7 @@ export type InitializeResult = typeof InitializeResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const DiscoverResult = Schema.Struct({
+export const DiscoverResult = OpenStruct({
   supportedVersions: Schema.Array(Schema.String),
   capabilities: ServerCapabilities,
   instructions: Schema.optional(Schema.String),
@@ -642,7 +673,7 @@ export type DiscoverResult = typeof DiscoverResult.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UnsupportedVersionData = Schema.Struct({
+export const UnsupportedVersionData = OpenStruct({
   supported: Schema.Array(Schema.String),
   requested: Schema.optional(Schema.String)
 })
@@ -657,7 +688,7 @@ export const UnsupportedVersionData = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequest = Schema.Struct({
+export const InputRequest = OpenStruct({
   method: Schema.String,
   params: Schema.optional(JsonObject)
 })
@@ -672,9 +703,9 @@ export type InputRequest = typeof InputRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const InputRequiredResult = Schema.Struct({
+export const InputRequiredResult = OpenStruct({
   resultType: Schema.Literal("input_required"),
-  inputRequests: Schema.optional(Schema.Record({ key: Schema.String, value: InputRequest })),
+  inputRequests: Schema.optional(Schema.Record(Schema.String, InputRequest)),
   requestState: Schema.optional(Schema.String),
   _meta: Meta
 })
@@ -704,7 +735,7 @@ export interface Notification {
  * @since 0.1.0
  * @category schemas
  */
-export const LoggingLevel = Schema.Literal(
+export const LoggingLevel = Schema.Literals([
   "debug",
   "info",
   "notice",
@@ -713,7 +744,7 @@ export const LoggingLevel = Schema.Literal(
   "critical",
   "alert",
   "emergency"
-)
+])
 
 /**
  * @since 0.1.0
@@ -725,7 +756,7 @@ export type LoggingLevel = typeof LoggingLevel.Type
  * @since 0.1.0
  * @category schemas
  */
-export const LoggingMessageParams = Schema.Struct({
+export const LoggingMessageParams = OpenStruct({
   level: LoggingLevel,
   logger: Schema.optional(Schema.String),
   data: Schema.Unknown
@@ -735,7 +766,7 @@ export const LoggingMessageParams = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ProgressParams = Schema.Struct({
+export const ProgressParams = OpenStruct({
   progressToken: RequestId,
   progress: Schema.Number,
   total: Schema.optional(Schema.Number),
@@ -750,7 +781,7 @@ export const ProgressParams = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const JsonRpcErrorObject = Schema.Struct({
+export const JsonRpcErrorObject = OpenStruct({
   code: Schema.Number,
   message: Schema.String,
   data: Schema.optional(Schema.Unknown)
@@ -763,7 +794,7 @@ export const JsonRpcErrorObject = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const JsonRpcMessage = Schema.Struct({
+export const JsonRpcMessage = OpenStruct({
   jsonrpc: Schema.Literal("2.0"),
   id: Schema.optional(Schema.NullOr(RequestId)),
   method: Schema.optional(Schema.String),
@@ -795,15 +826,14 @@ export type OutboundMessage =
   }
 
 /**
- * Decode a server's value with a wire schema, keeping every field the schema does not name.
+ * The decoder of a wire schema: the schemas are open, so every field the schema does not name is kept. Build it
+ * once (at module level) and reuse it: a synchronous decode answers with an `Exit`, no fiber work.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodeWire = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(schema, { onExcessProperty: "preserve", errors: "first" })
-  return (value: unknown): Effect.Effect<A, ParseResult.ParseError> => decode(value)
-}
+export const decodeWire = <A>(schema: Schema.Decoder<A>): (value: unknown) => Effect.Effect<A, Schema.SchemaError> =>
+  Schema.decodeUnknownEffect(schema, { errors: "first" })
 
 /**
  * @since 0.1.0
@@ -826,4 +856,4 @@ export const field = (value: unknown, key: string): unknown => isRecord(value) ?
  * @since 0.1.0
  * @category decoding
  */
-export const parseErrorMessage = (error: ParseResult.ParseError): string => error.message
+export const parseErrorMessage = (error: Schema.SchemaError): string => error.message
