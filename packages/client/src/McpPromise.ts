@@ -148,7 +148,7 @@ export const fromLayer = async (
   )
 
   let closing: Promise<void> | undefined
-  const runOn = PromiseRun.make(await runtime.runtime(), LlmPromise.failureOf)
+  const runOn = PromiseRun.make(await runtime.context(), LlmPromise.failureOf)
   const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
     closing !== undefined
       ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
@@ -191,11 +191,11 @@ export const fromLayer = async (
     listen: async (filter) => {
       const scope = await runtime.runPromise(Scope.make())
       const release = () => runtime.runPromise(Scope.close(scope, Exit.void))
-      const subscription = await run(Scope.extend(client.listen(filter), scope)).catch(async (error: unknown) => {
+      const subscription = await run(Scope.provide(client.listen(filter), scope)).catch(async (error: unknown) => {
         await release()
         throw error
       })
-      const iterable = Stream.toAsyncIterableRuntime(subscription.notifications, await runtime.runtime())
+      const iterable = Stream.toAsyncIterableWith(subscription.notifications, await runtime.context())
       let closed: Promise<void> | undefined
       const close = () => (closed ??= release())
       return {

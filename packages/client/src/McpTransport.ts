@@ -18,12 +18,12 @@
  *
  * @since 0.1.0
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Scope from "effect/Scope"
 import * as http from "./internal/transport/http.js"
 import * as memory from "./internal/transport/memory.js"
@@ -137,7 +137,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class McpTransport extends Context.Tag("@mcp-effect/client/McpTransport")<McpTransport, Service>() {}
+export class McpTransport extends Context.Service<McpTransport, Service>()("@mcp-effect/client/McpTransport") {}
 
 /**
  * Which of the parent process's environment variables a spawned server inherits.
@@ -166,7 +166,7 @@ export interface StdioOptions {
   readonly inheritEnv?: InheritEnv | undefined
   readonly cwd?: string | undefined
   /** How long to wait for the server to exit after its stdin is closed, and again after SIGTERM (default 2 s). */
-  readonly shutdownTimeout?: Duration.DurationInput | undefined
+  readonly shutdownTimeout?: Duration.Input | undefined
   /** How many bytes of the server's stderr to keep for error reports (default 8 KiB). */
   readonly stderrTailBytes?: number | undefined
   /**
@@ -200,13 +200,17 @@ export const SAFE_ENV_KEYS: ReadonlyArray<string> = stdio.SAFE_ENV_KEYS
 export const childEnvironment: (options: StdioOptions) => Record<string, string> = stdio.childEnvironment
 
 /**
- * A transport that spawns the server as a child process and frames newline-delimited JSON over its stdio.
- * Shutdown follows the spec: close stdin, wait; SIGTERM, wait; SIGKILL.
+ * A transport that spawns the server as a child process (`effect/process`: provide a `ChildProcessSpawner`, e.g.
+ * `NodeServices.layer`) and frames newline-delimited JSON over its stdio. The server runs in a process group
+ * of its own. Shutdown follows the spec: close stdin, wait; SIGTERM to the group, wait; SIGKILL; then whatever
+ * is left of the group (children of a server that exited by itself) is ended the same way.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerStdio = (options: StdioOptions): Layer.Layer<McpTransport, never, CommandExecutor.CommandExecutor> =>
+export const layerStdio = (
+  options: StdioOptions
+): Layer.Layer<McpTransport, never, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effect(McpTransport, stdio.make(options))
 
 /**
@@ -249,7 +253,7 @@ export interface MemoryOptions {
    * `McpProbeStalledError`, which says how to fix the server. Under the live clock it never fires (the probe
    * timeout does). `Duration.infinity` turns it off.
    */
-  readonly probeWatchdog?: Duration.DurationInput | undefined
+  readonly probeWatchdog?: Duration.Input | undefined
 }
 
 /**
@@ -325,18 +329,18 @@ export interface HttpOptions {
    * How long to wait for the status and headers of any HTTP response (default: no limit of its own; the
    * request timeout applies). A server that sends its JSON answer only when done needs the whole call's time.
    */
-  readonly fetchTimeout?: Duration.DurationInput | undefined
+  readonly fetchTimeout?: Duration.Input | undefined
   /** Legacy: open the GET stream for server-initiated messages after initialization (default true). */
   readonly getStream?: boolean | undefined
   /** Legacy SSE resumption: the delay when the server sent no `retry` (default 1 s), doubled per failed try. */
-  readonly reconnectDelay?: Duration.DurationInput | undefined
+  readonly reconnectDelay?: Duration.Input | undefined
   /** The longest delay between reconnection attempts (default 30 s). */
-  readonly maxReconnectDelay?: Duration.DurationInput | undefined
+  readonly maxReconnectDelay?: Duration.Input | undefined
   /**
    * The shortest delay before any reconnection, whatever the server's `retry` says (default 500 ms): a server
    * that sends `retry: 0` and closes cannot make the client reconnect in a loop.
    */
-  readonly minReconnectDelay?: Duration.DurationInput | undefined
+  readonly minReconnectDelay?: Duration.Input | undefined
   /** At most this many reconnections of the legacy streams in any minute (default 30); past it they wait. */
   readonly maxReconnectsPerMinute?: number | undefined
   /**
@@ -348,7 +352,7 @@ export interface HttpOptions {
   /** How many times in a row a dropped legacy stream is resumed before giving up (default 3). */
   readonly maxReconnectAttempts?: number | undefined
   /** How long the `DELETE` that ends a legacy session may take when the connection closes (default 2 s). */
-  readonly closeTimeout?: Duration.DurationInput | undefined
+  readonly closeTimeout?: Duration.Input | undefined
 }
 
 /**

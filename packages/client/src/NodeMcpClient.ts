@@ -1,7 +1,7 @@
 /**
  * The client on Node: the one-call layers that bring their own Node services (`child_process` for stdio,
  * undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
- * client runs on any runtime that provides an `HttpClient` (or a `CommandExecutor`).
+ * client runs on any runtime that provides an `HttpClient` (or a `ChildProcessSpawner`).
  *
  * ```ts
  * import { Effect } from "effect"
@@ -24,7 +24,7 @@ import * as McpTransport from "./McpTransport.js"
 
 /**
  * The stdio transport on Node's `child_process`: one `data` listener, one write per message (the fast path;
- * `McpTransport.layerStdio` with `NodeContext.layer` is the portable one, on `@effect/platform`'s `Command`).
+ * `McpTransport.layerStdio` with `NodeServices.layer` is the portable one, on `effect/process`).
  *
  * @since 0.1.0
  * @category layers
@@ -41,14 +41,14 @@ export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.L
  * @category layers
  */
 export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.scoped(
+  Layer.effect(
     McpTransport.McpTransport,
     Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
   )
 
 /** The HTTP transport with `McpAuth` as its authorization. */
 const layerHttpTransportWithAuth = (options: McpClient.HttpClientOptions & { readonly auth: McpAuth.AuthOptions }) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(
       Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
       (authorizer) => layerHttpTransport({ ...options, authorizer })

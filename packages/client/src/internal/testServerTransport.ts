@@ -28,7 +28,7 @@ export const make = (
         servers.set(peer, server)
         yield* Effect.addFinalizer(() => Effect.sync(() => servers.delete(peer)))
       }),
-    onMessage: (message, peer) => Effect.zipRight(received(message), servers.get(peer)?.handle(message) ?? Effect.void)
+    onMessage: (message, peer) => Effect.andThen(received(message), servers.get(peer)?.handle(message) ?? Effect.void)
   })
   const broadcast = (method: string, params: JsonObject) =>
     Effect.forEach([...servers.values()], (server) => server.broadcast(method, params), { discard: true })

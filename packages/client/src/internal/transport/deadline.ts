@@ -8,11 +8,11 @@
  * moves forward), the whole call's budget and a caller's wait for a shared fetch (`within`). Only the era probe
  * keeps `Effect.timeout`, once per connection.
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
 
 /**
@@ -48,12 +48,12 @@ export interface Deadlines {
 
 /** @internal */
 export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(function*() {
-  const clock = yield* Effect.clock
+  const clock = yield* Clock.Clock
   const timers = new Set<Timer>()
   let armedFor = Infinity
-  let wake = Deferred.unsafeMake<void>(FiberId.none)
+  let wake = Deferred.makeUnsafe<void>()
 
-  const now = () => clock.unsafeCurrentTimeMillis()
+  const now = () => clock.currentTimeMillisUnsafe()
 
   const sweep = Effect.suspend(() => {
     const current = now()
@@ -68,7 +68,7 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       }
     }
     armedFor = next
-    wake = Deferred.unsafeMake<void>(FiberId.none)
+    wake = Deferred.makeUnsafe<void>()
     const expiring = due.length === 0 ? Effect.void : Effect.forEach(due, (timer) => {
       const out = timer.expire()
       return out === undefined ? Effect.void : out
@@ -76,7 +76,7 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
     const sleep = next === Infinity
       ? Deferred.await(wake)
       : Effect.raceFirst(clock.sleep(Duration.millis(next - current)), Deferred.await(wake))
-    return Effect.zipRight(expiring, sleep)
+    return Effect.andThen(expiring, sleep)
   })
   yield* Effect.forkScoped(Effect.forever(sweep))
 
@@ -85,7 +85,7 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
     timers.add(timer)
     if (timer.at < armedFor) {
       armedFor = timer.at
-      Deferred.unsafeDone(wake, Exit.void)
+      Deferred.doneUnsafe(wake, Exit.void)
     }
   }
   const remove = (timer: Timer) => {
@@ -94,14 +94,14 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   const reschedule = (timer: Timer) => {
     if (timers.has(timer) && timer.at < armedFor) {
       armedFor = timer.at
-      Deferred.unsafeDone(wake, Exit.void)
+      Deferred.doneUnsafe(wake, Exit.void)
     }
   }
 
   const within = <A, E, R, E2>(effect: Effect.Effect<A, E, R>, millis: number, onTimeout: () => E2) =>
     !Number.isFinite(millis) ? effect : Effect.raceFirst(
       effect,
-      Effect.async<never, E2>((resume) => {
+      Effect.callback<never, E2>((resume) => {
         const timer: Timer = { at: now() + millis, expire: () => resume(Effect.fail(onTimeout())) }
         add(timer)
         return Effect.sync(() => remove(timer))

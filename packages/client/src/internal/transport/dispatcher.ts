@@ -71,7 +71,7 @@ const replyMessage = (id: RequestId, outcome: Exit.Exit<unknown, RpcErrorRespons
   Exit.match(outcome, {
     onSuccess: (result): OutboundMessage => ({ jsonrpc: "2.0", id, result }),
     onFailure: (cause): OutboundMessage =>
-      Option.match(Cause.failureOption(cause), {
+      Option.match(Cause.findErrorOption(cause), {
         onNone: () => ({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error" } }),
         onSome: (e) => ({
           jsonrpc: "2.0",
@@ -110,7 +110,7 @@ export const make = (
           options.onRequest(method, params, context).pipe(
             Effect.exit,
             // Interrupted (the server cancelled its request, or we are closing): no answer at all.
-            Effect.flatMap((exit) => Exit.isInterrupted(exit) ? Effect.void : reply(id, exit)),
+            Effect.flatMap((exit) => Exit.hasInterrupts(exit) ? Effect.void : reply(id, exit)),
             FiberMap.run(serving, id),
             Effect.asVoid
           ))
@@ -142,7 +142,7 @@ export const make = (
             const notification = { method: message.method, params }
             const cancelled = message.method === "notifications/cancelled" ? params?.["requestId"] : undefined
             return isId(cancelled)
-              ? FiberMap.remove(serving, cancelled).pipe(Effect.zipRight(options.onNotification(notification)))
+              ? FiberMap.remove(serving, cancelled).pipe(Effect.andThen(options.onNotification(notification)))
               : options.onNotification(notification)
           }
         })
@@ -177,7 +177,7 @@ export const make = (
 
     const enqueue = (item: Item) => {
       backlog++
-      Queue.unsafeOffer(inbox, item)
+      Queue.offerUnsafe(inbox, item)
     }
 
     const receiver: Receiver = {

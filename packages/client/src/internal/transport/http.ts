@@ -1,5 +1,5 @@
 /**
- * Streamable HTTP, both eras, on `@effect/platform`'s `HttpClient`.
+ * Streamable HTTP, both eras, on a `Requester` (`effect/http`'s `HttpClient`, or undici's dispatcher on Node).
  *
  * `send` of a request starts its POST on a fiber of the request's scope and returns: the answer reaches the
  * client through the `Receiver` (from the POST's JSON body or SSE stream, or another stream), and when the
@@ -18,13 +18,13 @@
  *   opens a fresh one; `DELETE` when the connection is closed. The GET stream opens after
  *   `notifications/initialized` (405: none) and is resumed with `Last-Event-ID` when it drops.
  */
-import * as Sse from "@effect/experimental/Sse"
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Sse from "effect/encoding/Sse"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import {
@@ -65,7 +65,7 @@ interface State {
   /** What `ended` holds, once it does (read without an effect on every send). */
   endedWith: Ended | undefined
   /** Runs an effect on a fiber of the connection (the slow paths of a request: resumption, 401s, failures). */
-  readonly run: (effect: Effect.Effect<void>) => Fiber.RuntimeFiber<void>
+  readonly run: (effect: Effect.Effect<void>) => Fiber.Fiber<void>
   readonly reconnectDelay: Duration.Duration
   readonly maxReconnectDelay: Duration.Duration
   readonly maxReconnects: number
@@ -256,7 +256,7 @@ const consume = (
   position: Position,
   onEvent: () => void = () => {}
 ) =>
-  Effect.async<Consumed>((resume) => {
+  Effect.callback<Consumed>((resume) => {
     consumeWith(state, response, request, position, onEvent, (consumed) => resume(Effect.succeed(consumed)))
     return Effect.sync(() => response.cancel())
   })
@@ -282,7 +282,7 @@ const checkSession = (
     stderrTail: ""
   })
   state.sessionId = undefined
-  return Effect.zipRight(endWith(state, error), Effect.fail(error))
+  return Effect.andThen(endWith(state, error), Effect.fail(error))
 }
 
 /** A non-2xx answer: a JSON-RPC error for the request is handed over; anything else fails. */
@@ -457,7 +457,7 @@ const readAnswer = (
   context: SendContext,
   era: Era
 ) =>
-  Effect.async<void, PostError>((resumeWith) => {
+  Effect.callback<void, PostError>((resumeWith) => {
     readAnswerWith(state, response, request, era, (outcome) => {
       switch (outcome._tag) {
         case "Answered":
@@ -520,7 +520,7 @@ const postRequest = (
  */
 class PostExchange {
   response: wire.WireResponse | undefined = undefined
-  slow: Fiber.RuntimeFiber<void, never> | undefined = undefined
+  slow: Fiber.Fiber<void, never> | undefined = undefined
 
   constructor(
     readonly state: State,
@@ -566,7 +566,7 @@ class PostExchange {
     const sentSession = outgoing.headers["mcp-session-id"] !== undefined
     this.run(
       Effect.addFinalizer(() => Effect.sync(() => response.release())).pipe(
-        Effect.zipRight(state.wire.challenged(outgoing, extra, response)),
+        Effect.andThen(state.wire.challenged(outgoing, extra, response)),
         Effect.flatMap((final) => afterHead(state, final, request, sentSession, context, era)),
         Effect.scoped
       )
@@ -574,7 +574,7 @@ class PostExchange {
   }
 
   private run(effect: Effect.Effect<void, PostError>) {
-    this.slow = this.state.run(Effect.catchAll(effect, (error) => Effect.sync(() => this.fail(error))))
+    this.slow = this.state.run(Effect.catch(effect, (error) => Effect.sync(() => this.fail(error))))
   }
 
   private fail(error: PostError) {
@@ -683,9 +683,9 @@ const sendRequest = (
   if (state.options.fetchTimeout !== undefined) {
     return Effect.flatMap(
       postRequest(state, request, body, headers, context, era).pipe(
-        Effect.catchAll((error) => Effect.sync(() => reportFailure(state, request, error))),
+        Effect.catch((error) => Effect.sync(() => reportFailure(state, request, error))),
         Effect.interruptible,
-        Effect.forkDaemon
+        Effect.forkDetach
       ),
       (fiber) => Scope.addFinalizer(scope, Effect.suspend(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber)))
     )
@@ -759,12 +759,12 @@ const connect = (requester: requester.Requester, options: HttpOptions) =>
       ended: yield* Deferred.make<Ended>(),
       endedWith: undefined,
       run: yield* FiberSet.makeRuntime<never, void, never>(),
-      reconnectDelay: Duration.decode(options.reconnectDelay ?? "1 second"),
-      maxReconnectDelay: Duration.decode(options.maxReconnectDelay ?? "30 seconds"),
+      reconnectDelay: Duration.fromInputUnsafe(options.reconnectDelay ?? "1 second"),
+      maxReconnectDelay: Duration.fromInputUnsafe(options.maxReconnectDelay ?? "30 seconds"),
       maxReconnects: options.maxReconnectAttempts ?? 3,
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       gate: ReconnectGate.make(
-        Duration.decode(options.minReconnectDelay ?? "500 millis"),
+        Duration.fromInputUnsafe(options.minReconnectDelay ?? "500 millis"),
         options.maxReconnectsPerMinute ?? 30
       ),
       sessionId: undefined,
@@ -772,7 +772,7 @@ const connect = (requester: requester.Requester, options: HttpOptions) =>
       getStream: false,
       receiver: bufferingReceiver(buffer)
     }
-    yield* Effect.addFinalizer(() => close(state, Duration.decode(options.closeTimeout ?? "2 seconds")))
+    yield* Effect.addFinalizer(() => close(state, Duration.fromInputUnsafe(options.closeTimeout ?? "2 seconds")))
 
     const connection: Connection = {
       kind: "http",
@@ -797,6 +797,6 @@ export const makeWith = (requester: requester.Requester, options: HttpOptions): 
 export const make = (options: HttpOptions): Effect.Effect<Service, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const runtime = yield* Effect.runtime<never>()
-    return makeWith(fromHttpClient(client, runtime), options)
+    const context = yield* Effect.context<never>()
+    return makeWith(fromHttpClient(client, context), options)
   })

@@ -1,15 +1,14 @@
 /**
  * What the HTTP transport asks of an HTTP client: start one request and push what comes back to a handler,
  * with no stream, fiber or scope per request. The Node implementation is undici's dispatcher
- * (`undiciRequester.ts`); `fromHttpClient` runs on any `@effect/platform` `HttpClient` (any runtime), at the
+ * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime), at the
  * cost of a fiber per request.
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Runtime from "effect/Runtime"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Stream from "effect/Stream"
 
 /** One HTTP request. @internal */
@@ -53,23 +52,22 @@ const toRequest = (exchange: Exchange) => {
     ? HttpClientRequest.post(exchange.url)
     : exchange.method === "GET"
     ? HttpClientRequest.get(exchange.url)
-    : HttpClientRequest.del(exchange.url)
+    : HttpClientRequest.delete(exchange.url)
   const request = HttpClientRequest.setHeaders(base, exchange.headers)
   return exchange.body === undefined ? request : HttpClientRequest.bodyText(request, exchange.body, "application/json")
 }
 
 /** The cause an `HttpClientError` stands for (what undici or `fetch` threw, when there is one). */
-const causeOf = (error: HttpClientError.HttpClientError): unknown => error.cause ?? error
+const causeOf = (error: HttpClientError.HttpClientError): unknown => error.reason.cause ?? error
 
 /**
- * A `Requester` on an `HttpClient`: each request runs on a fiber of `runtime` (interrupted by the abort). No
- * trace headers (`traceparent`, `b3`) go to third-party servers.
+ * A `Requester` on an `HttpClient`: each request runs on a fiber forked with `context` (interrupted by the
+ * abort). No trace headers (`traceparent`, `b3`) go to third-party servers.
  *
  * @internal
  */
-export const fromHttpClient = (httpClient: HttpClient.HttpClient, runtime: Runtime.Runtime<never>): Requester => {
-  const client = HttpClient.withTracerPropagation(httpClient, false)
-  const run = Runtime.runFork(runtime)
+export const fromHttpClient = (client: HttpClient.HttpClient, context: Context.Context<never>): Requester => {
+  const run = Effect.runForkWith(context)
   return {
     start: (exchange, handler) => {
       let stopped = false
@@ -90,12 +88,13 @@ export const fromHttpClient = (httpClient: HttpClient.HttpClient, runtime: Runti
             onSuccess: () => {
               if (!stopped) handler.onEnd()
             }
-          })
+          }),
+          Effect.provideService(HttpClient.TracerPropagationEnabled, false)
         )
       )
       return () => {
         stopped = true
-        run(Fiber.interrupt(fiber))
+        fiber.interruptUnsafe()
       }
     }
   }

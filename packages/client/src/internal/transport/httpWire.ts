@@ -190,7 +190,7 @@ export const readBoundedWith = (
  * @internal
  */
 export const readBounded = (response: WireResponse, max: number) =>
-  Effect.async<Bounded, unknown>((resume) => {
+  Effect.callback<Bounded, unknown>((resume) => {
     readBoundedWith(response, max, (outcome) => resume("broke" in outcome ? Effect.fail(outcome.broke) : Effect.succeed(outcome)))
     return Effect.sync(() => response.cancel())
   })
@@ -254,7 +254,7 @@ export interface Wire {
 
 /** @internal */
 export const makeWire = (requester: requester.Requester, url: URL, options: HttpOptions): Wire => {
-  const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.decode(options.fetchTimeout)
+  const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.fetchTimeout)
   const authorizer = options.authorizer
   const draining = new Set<WireResponse>()
   // Merged by lower-case name: a caller's `Accept` gives way to ours instead of going beside it.
@@ -286,7 +286,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
 
   /** One HTTP request, until its head. */
   const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) =>
-    Effect.async<WireResponse, McpTransportError>((resume) => {
+    Effect.callback<WireResponse, McpTransportError>((resume) => {
       const response = begin(
         outgoing,
         extra,
@@ -300,13 +300,15 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     const sent = Effect.flatMap(start(outgoing, extra), (response) =>
       Effect.as(Effect.addFinalizer(() => Effect.sync(() => response.release())), response))
     return fetchTimeout === undefined ? sent : sent.pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: fetchTimeout,
-        onTimeout: () =>
-          new McpTransportError({
-            reason: "Http",
-            detail: `${outgoing.what}: no HTTP response from ${url.href} within ${Duration.format(fetchTimeout)}`
-          })
+        orElse: () =>
+          Effect.fail(
+            new McpTransportError({
+              reason: "Http",
+              detail: `${outgoing.what}: no HTTP response from ${url.href} within ${Duration.format(fetchTimeout)}`
+            })
+          )
       })
     )
   }

@@ -1,7 +1,6 @@
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { McpClosedError, McpServerGoneError } from "../../McpError.js"
@@ -11,7 +10,7 @@ import { deliverFrame } from "./frames.js"
 
 /** @internal */
 export const make = (server: MemoryServer, options?: MemoryOptions): Service => {
-  const probeWatchdog = Duration.decode(options?.probeWatchdog ?? "3 seconds")
+  const probeWatchdog = Duration.fromInputUnsafe(options?.probeWatchdog ?? "3 seconds")
   return { connect: connect(server, probeWatchdog) }
 }
 
@@ -35,16 +34,12 @@ const connect = (server: MemoryServer, probeWatchdog: Duration.Duration): Servic
     const connection: Connection = {
       kind: "memory",
       send: (message) =>
-        Deferred.poll(ended).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => {
-              // Round-trip through JSON, as a real transport would.
-              const value: unknown = JSON.parse(JSON.stringify(message))
-              return isRecord(value) ? Effect.forkDaemon(server.onMessage(value, peer)).pipe(Effect.asVoid) : Effect.void
-            },
-            onSome: (done) => Effect.flatMap(done, (reason) => Effect.fail(reason))
-          }))
-        ),
+        Effect.suspend(() => {
+          if (Deferred.isDoneUnsafe(ended)) return Effect.flatMap(Deferred.await(ended), Effect.fail)
+          // Round-trip through JSON, as a real transport would.
+          const value: unknown = JSON.parse(JSON.stringify(message))
+          return isRecord(value) ? Effect.asVoid(Effect.forkDetach(server.onMessage(value, peer))) : Effect.void
+        }),
       receive: (receiver: Receiver) =>
         Stream.fromQueue(toClient).pipe(
           Stream.interruptWhen(Deferred.await(ended)),

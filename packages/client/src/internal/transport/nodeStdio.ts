@@ -71,7 +71,7 @@ const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
 
 /** Wait up to `grace` for the child to exit (an Effect timeout: this runs once per connection). */
 const exited = (child: ChildProcess, grace: Duration.Duration) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
     const done = () => resume(Effect.void)
     child.once("exit", done)
@@ -93,7 +93,7 @@ const shutdown = (child: ChildProcess, grace: Duration.Duration) =>
   })
 
 const start = (options: StdioOptions) =>
-  Effect.async<ChildProcess, McpTransportError>((resume) => {
+  Effect.callback<ChildProcess, McpTransportError>((resume) => {
     const child = spawn(options.command, [...(options.args ?? [])], {
       env: childEnvironment(options),
       cwd: options.cwd,
@@ -114,7 +114,7 @@ const start = (options: StdioOptions) =>
 
 const connect = (options: StdioOptions) =>
   Effect.gen(function*() {
-    const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
+    const grace = Duration.fromInputUnsafe(options.shutdownTimeout ?? "2 seconds")
     const child = yield* Effect.acquireRelease(
       start(options).pipe(Effect.tap((child) => Effect.sync(() => ProcessGroups.register(child.pid ?? 0)))),
       (child) => shutdown(child, grace)
@@ -128,7 +128,7 @@ const connect = (options: StdioOptions) =>
     const end = (reason: Ended) => {
       if (endedWith !== undefined) return
       endedWith = reason
-      Deferred.unsafeDone(ended, Exit.succeed(reason))
+      Deferred.doneUnsafe(ended, Exit.succeed(reason))
     }
     const gone = (code: number | null, signal: NodeJS.Signals | null) => {
       const how = signal !== null ? { signal } : { exitCode: code ?? -1 }

@@ -2,7 +2,7 @@
  * The JSON-RPC peer over one connection: the connection's one map of requests in flight (`Correlator`), its
  * deadline sweeper, and the dispatcher of what the server sends.
  *
- * A request is one `Effect.async` resumed from the map of ids: no fork, race, timeout, `Deferred` or span per
+ * A request is one `Effect.callback` resumed from the map of ids: no fork, race, timeout, `Deferred` or span per
  * request. A request that times out or is interrupted is cancelled (`notifications/cancelled`, or for modern
  * HTTP by closing its response stream).
  */
@@ -121,7 +121,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     yield* Effect.addFinalizer(() => end(new McpClosedError({ reason: "the client was closed" })))
 
     const answer = (entry: Pending) =>
-      Effect.async<unknown, AnswerError>((resume) => {
+      Effect.callback<unknown, AnswerError>((resume) => {
         if (entry.settled !== undefined) return resume(entry.settled)
         entry.resume = resume
         return Effect.suspend(() => {
@@ -144,9 +144,9 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         requestOptions.onId?.(id)
         // The send is not interrupted halfway; the wait for the answer is as interruptible as the caller.
         const exchange = (scope: Scope.Scope | undefined) =>
-          Effect.zipRight(
+          Effect.andThen(
             Effect.uninterruptible(
-              Effect.catchAll(connection.send(message, requestOptions.context, scope), (error) => {
+              Effect.catch(connection.send(message, requestOptions.context, scope), (error) => {
                 correlator.forget(entry)
                 return Effect.fail(error)
               })

@@ -3,9 +3,11 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 
 /**
- * The process groups of the servers this process started. Every stdio server is spawned `detached` (a group
- * of its own, so that Ctrl-C in a terminal does not reach it behind the client's back), which means nothing
- * ends its children when the server itself exits, or when this process is told to stop. This module does:
+ * The process groups of the servers the Node stdio transport (`nodeStdio.ts`) started; it is their one owner.
+ * Every such server is spawned `detached` (a group of its own, so that Ctrl-C in a terminal does not reach it
+ * behind the client's back), which means nothing ends its children when the server itself exits, or when this
+ * process is told to stop. This module does. (The portable transport, `stdio.ts`, leaves its groups to the
+ * `effect/process` spawner, which signals a child's group when its scope closes.)
  *
  * - `terminate(pgid)` signals the whole group, whether its leader is still running or not, then checks which
  *   members are still running (zombies do not count).

@@ -1,11 +1,24 @@
-import * as Command from "@effect/platform/Command"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as Chunk from "effect/Chunk"
+/**
+ * The portable stdio transport, on `effect/process`: the server is a `ChildProcess` spawned by the
+ * `ChildProcessSpawner` in context.
+ *
+ * The spawner owns the server's process group: the child is spawned `detached` (a group of its own, so that
+ * Ctrl-C in a terminal does not reach it behind the client's back), and when the connection's scope closes the
+ * spawner signals the whole group (SIGTERM, then SIGKILL after `shutdownTimeout`), whatever the server left
+ * behind. Before that, this transport's own finalizer asks the server to stop as the spec says: close stdin,
+ * wait; then the spawner's `kill` (SIGTERM to the group, wait, SIGKILL). Nothing here signals a process
+ * itself. (The Node fast path, `nodeStdio.ts`, spawns with `node:child_process` and leaves the group to
+ * `processGroups.ts` instead.)
+ */
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type * as PlatformError from "effect/PlatformError"
+import * as ChildProcess from "effect/process/ChildProcess"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
@@ -15,7 +28,6 @@ import type { Connection, Receiver, Service, StdioOptions } from "../../McpTrans
 import { deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
-import * as ProcessGroups from "./processGroups.js"
 
 /** @internal */
 export const SAFE_ENV_KEYS: ReadonlyArray<string> = [
@@ -69,9 +81,6 @@ const appendTail = (max: number) => (tail: Uint8Array, chunk: Uint8Array): Uint8
 
 const encoder = new TextEncoder()
 
-/** Written after every message, in the same chunk: the stdin sink then waits for `drain` after the message. */
-const EMPTY = new Uint8Array(0)
-
 const cancelledId = (message: OutboundMessage): RequestId | undefined => {
   if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return undefined
   const id = isRecord(message.params) ? message.params["requestId"] : undefined
@@ -81,16 +90,17 @@ const cancelledId = (message: OutboundMessage): RequestId | undefined => {
 const describeCommand = (options: StdioOptions) => [options.command, ...(options.args ?? [])].join(" ")
 
 /** @internal */
-export const make = (options: StdioOptions): Effect.Effect<Service, never, CommandExecutor.CommandExecutor> =>
-  Effect.map(CommandExecutor.CommandExecutor, (executor) => ({
-    connect: connect(executor, options)
+export const make = (
+  options: StdioOptions
+): Effect.Effect<Service, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  Effect.map(ChildProcessSpawner.ChildProcessSpawner, (spawner) => ({
+    connect: connect(spawner, options)
   }))
 
 /** What the parts of one connection share. */
 interface Link {
   readonly options: StdioOptions
-  readonly proc: CommandExecutor.Process
-  readonly pgid: number
+  readonly proc: ChildProcessSpawner.ChildProcessHandle
   readonly grace: Duration.Duration
   readonly ended: Deferred.Deferred<McpServerGoneError | McpClosedError>
   /** Completes when stdout has been read to its end, so that what came before the exit is handed over first. */
@@ -103,27 +113,27 @@ interface Link {
   closing: boolean
 }
 
-/** Start the server process in a process group of its own (terminated last, whatever the server left). */
-const spawn = (executor: CommandExecutor.CommandExecutor, options: StdioOptions, grace: Duration.Duration) =>
-  Effect.gen(function*() {
-    let command = Command.make(options.command, ...(options.args ?? [])).pipe(
-      Command.env(childEnvironment(options), { extendEnv: false })
+/**
+ * Start the server process, in a process group of its own that the spawner ends with the scope (SIGTERM, then
+ * SIGKILL after `grace`), whatever the server left.
+ */
+const spawn = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], options: StdioOptions, grace: Duration.Duration) =>
+  spawner.spawn(
+    ChildProcess.make(options.command, [...(options.args ?? [])], {
+      env: childEnvironment(options),
+      extendEnv: false,
+      cwd: options.cwd,
+      killSignal: "SIGTERM",
+      forceKillAfter: grace
+    })
+  ).pipe(
+    Effect.mapError((cause) =>
+      new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
     )
-    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
-    const proc = yield* executor.start(command).pipe(
-      Effect.mapError((cause) =>
-        new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
-      )
-    )
-    const pgid = Number(proc.pid)
-    ProcessGroups.register(pgid)
-    // Registered first, so it runs last: after the server itself was stopped, whatever it left.
-    yield* Effect.addFinalizer(() => ProcessGroups.terminate(pgid, grace))
-    return { proc, pgid }
-  })
+  )
 
 /** The last `tailBytes` of stderr, kept as they come. */
-const watchStderr = (proc: CommandExecutor.Process, tailBytes: number) =>
+const watchStderr = (proc: ChildProcessSpawner.ChildProcessHandle, tailBytes: number) =>
   Effect.gen(function*() {
     const stderrTail = yield* Ref.make<Uint8Array>(new Uint8Array(0))
     const fiber = yield* proc.stderr.pipe(
@@ -136,35 +146,42 @@ const watchStderr = (proc: CommandExecutor.Process, tailBytes: number) =>
   })
 
 /**
- * Outbound: the bounded outbox feeds stdin one message at a time; each message is followed, in the same
- * chunk, by an empty write, so that the stdin sink waits for `drain` after it (the pipe's backpressure).
+ * Outbound: the bounded outbox feeds stdin one message at a time; the stdin sink waits for `drain` whenever the
+ * pipe asks it to (the pipe's backpressure), before the next message is taken. Once the connection closes and
+ * the outbox is empty the stream ends, and the sink closes stdin.
  */
 const startWriter = (link: Link) => {
-  const nextBytes: Effect.Effect<Uint8Array, Option.Option<never>> = Effect.suspend(() => {
+  const nextBytes: Effect.Effect<Uint8Array, Cause.Done> = Effect.suspend(() => {
     const bytes = link.outbox.next()
     if (bytes !== undefined) return Effect.succeed(bytes)
-    if (link.closing) return Effect.fail(Option.none())
-    return Effect.zipRight(Queue.take(link.wakeups), nextBytes)
+    if (link.closing) return Cause.done()
+    return Effect.andThen(Queue.take(link.wakeups), nextBytes)
   })
-  return Stream.repeatEffectOption(nextBytes).pipe(
-    Stream.mapChunks(Chunk.flatMap((bytes) => Chunk.make(bytes, EMPTY))),
+  return Stream.fromEffectRepeat(nextBytes).pipe(
     Stream.run(link.proc.stdin),
     Effect.ignore,
     Effect.forkScoped
   )
 }
 
+/** The signal named in the error of a process that was killed by one. */
+const signalOf = (error: PlatformError.PlatformError): string => {
+  const cause = error.reason.cause
+  const text = cause instanceof Error ? cause.message : error.message
+  return /signal: '?(\w+)/.exec(text)?.[1] ?? "unknown"
+}
+
 /** The process's exit ends the connection with a report of how it ended (after stderr and stdout are read). */
-const watchExit = (link: Link, stderrFiber: Fiber.RuntimeFiber<void>) =>
+const watchExit = (link: Link, stderrFiber: Fiber.Fiber<void>) =>
   link.proc.exitCode.pipe(
-    Effect.map((code) => ({ exitCode: Number(code) })),
-    Effect.catchAll((error) => Effect.succeed({ signal: /signal: (\w+)/.exec(error.message)?.[1] ?? "unknown" })),
+    Effect.map((code): { readonly exitCode: number } | { readonly signal: string } => ({ exitCode: Number(code) })),
+    Effect.catch((error) => Effect.succeed({ signal: signalOf(error) })),
     Effect.flatMap((how) =>
       Fiber.await(stderrFiber).pipe(
         Effect.timeout("200 millis"),
         Effect.ignore,
-        Effect.zipRight(Deferred.await(link.drained).pipe(Effect.timeout("200 millis"), Effect.ignore)),
-        Effect.zipRight(link.readTail),
+        Effect.andThen(Deferred.await(link.drained).pipe(Effect.timeout("200 millis"), Effect.ignore)),
+        Effect.andThen(link.readTail),
         Effect.flatMap((tail) =>
           Deferred.succeed(
             link.ended,
@@ -176,38 +193,42 @@ const watchExit = (link: Link, stderrFiber: Fiber.RuntimeFiber<void>) =>
     Effect.forkScoped
   )
 
-/** Graceful shutdown (runs before the executor's own release): close stdin, wait; SIGTERM, wait; SIGKILL. */
-const shutdown = (link: Link, writer: Fiber.RuntimeFiber<void>) =>
+/**
+ * Graceful shutdown (runs before the spawner's own release): close stdin, wait; then the spawner's `kill`
+ * (SIGTERM to the group, wait, SIGKILL).
+ */
+const shutdown = (link: Link, writer: Fiber.Fiber<void>) =>
   Effect.gen(function*() {
     const { grace, proc } = link
     yield* Deferred.succeed(link.ended, new McpClosedError({}))
     link.closing = true
     yield* Queue.offer(link.wakeups, true)
     const exited = yield* Fiber.await(writer).pipe(
-      Effect.zipRight(proc.exitCode),
+      Effect.andThen(proc.exitCode),
       Effect.interruptible,
       Effect.timeout(grace),
       Effect.isSuccess
     )
     if (exited || !(yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false)))) return
-    const terminated = yield* proc.kill("SIGTERM").pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
-    if (!terminated) yield* proc.kill("SIGKILL").pipe(Effect.interruptible, Effect.timeout(grace), Effect.ignore)
+    yield* proc.kill({ killSignal: "SIGTERM", forceKillAfter: grace })
   }).pipe(Effect.ignore)
 
 const send = (link: Link) => (message: OutboundMessage) =>
-  Effect.gen(function*() {
-    const done = yield* Deferred.poll(link.ended)
-    if (Option.isSome(done)) return yield* Effect.flatMap(done.value, (reason) => Effect.fail(reason))
+  Effect.suspend((): Effect.Effect<void, McpServerGoneError | McpClosedError | McpTransportError> => {
+    if (Deferred.isDoneUnsafe(link.ended)) return Effect.flatMap(Deferred.await(link.ended), Effect.fail)
     // The cancellation of a request that was never written: neither is written.
     const cancelled = cancelledId(message)
-    if (cancelled !== undefined && link.outbox.cancel(cancelled)) return
-    const line = yield* Effect.try({
-      try: () => JSON.stringify(message),
-      catch: (cause) => new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause })
-    })
+    if (cancelled !== undefined && link.outbox.cancel(cancelled)) return Effect.void
+    let line: string
+    try {
+      line = JSON.stringify(message)
+    } catch (cause) {
+      return Effect.fail(new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause }))
+    }
     const refused = link.outbox.offer(encoder.encode(line + "\n"), "id" in message && "method" in message ? message.id : undefined)
-    if (refused !== undefined) return yield* new McpTransportError({ reason: "Write", detail: refused })
-    yield* Queue.offer(link.wakeups, true)
+    if (refused !== undefined) return Effect.fail(new McpTransportError({ reason: "Write", detail: refused }))
+    Queue.offerUnsafe(link.wakeups, true)
+    return Effect.void
   })
 
 /**
@@ -225,7 +246,8 @@ const stdoutEnded = (link: Link) =>
             new McpServerGoneError({ reason: `${describeCommand(link.options)} closed its stdout`, stderrTail: tail })
           )
         ),
-        Effect.zipRight(Effect.sync(() => ProcessGroups.signalGroup(link.pgid, "SIGTERM")))
+        Effect.andThen(link.proc.kill({ killSignal: "SIGTERM", forceKillAfter: link.grace })),
+        Effect.ignore
       )
     )
   )
@@ -244,26 +266,25 @@ const receive = (link: Link) => (receiver: Receiver) =>
     return link.proc.stdout.pipe(
       Stream.runForEach((chunk) => Effect.sync(() => framer.data(chunk))),
       Effect.ignore,
-      Effect.zipRight(Effect.sync(framer.end)),
-      Effect.zipRight(Deferred.succeed(link.drained, undefined)),
-      Effect.zipRight(stdoutEnded(link)),
+      Effect.andThen(Effect.sync(framer.end)),
+      Effect.andThen(Deferred.succeed(link.drained, undefined)),
+      Effect.andThen(stdoutEnded(link)),
       Effect.onInterrupt(() => Deferred.succeed(link.drained, undefined)),
       Effect.forkScoped,
       Effect.asVoid
     )
   })
 
-const connect = (executor: CommandExecutor.CommandExecutor, options: StdioOptions) =>
+const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], options: StdioOptions) =>
   Effect.gen(function*() {
-    const grace = Duration.decode(options.shutdownTimeout ?? "2 seconds")
-    const { pgid, proc } = yield* spawn(executor, options, grace)
+    const grace = Duration.fromInputUnsafe(options.shutdownTimeout ?? "2 seconds")
+    const proc = yield* spawn(spawner, options, grace)
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const drained = yield* Deferred.make<void>()
     const stderr = yield* watchStderr(proc, options.stderrTailBytes ?? 8192)
     const link: Link = {
       options,
       proc,
-      pgid,
       grace,
       ended,
       drained,
