@@ -4,8 +4,9 @@
  *
  * 1. Bundles packages/conformance/src/client.ts (and the library, from source) into one file,
  *    packages/conformance/dist/client.mjs, so the runner's dozens of parallel start-ups stay fast.
- * 2. Runs `conformance client --requirements <revision>` for 2025-11-25 and 2026-07-28 under Node 22 (the
- *    `node` npm package; the suite needs it), with packages/conformance/expected-failures.yml as the baseline.
+ * 2. Runs `conformance client --requirements <revision>` for 2025-11-25 and 2026-07-28 (on this Node: 22, the
+ *    root's `node` devDependency, which `npm run` puts first on PATH), with packages/conformance/expected-failures.yml
+ *    as the baseline.
  *    Each run's full output goes to packages/conformance/dist/conformance-<revision>.log.
  * 3. Runs the client scenarios in neither requirement set, one `conformance client --scenario NAME` each:
  *    the authorization extensions and the 2025-03-26 back-compatibility paths (EXTENSIONS below).
@@ -27,6 +28,18 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+// The suite and the client need Node 22: started by an older `node` (not through `npm run`), run again on the
+// workspace's Node 22 (the `node` devDependency).
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  const node22 = path.join(root, "node_modules", ".bin", "node")
+  if (!existsSync(node22)) {
+    console.error(`conformance: Node 22 is needed (this is ${process.version}); run npm install, then npm run conformance`)
+    process.exit(2)
+  }
+  const again = spawnSync(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" })
+  process.exit(again.status ?? 1)
+}
 const require = createRequire(path.join(root, "package.json"))
 const pkg = path.join(root, "packages/conformance")
 const bundle = path.join(pkg, "dist/client.mjs")
@@ -51,10 +64,10 @@ const EXTENSIONS = [
   "auth/2025-03-26-oauth-endpoint-fallback"
 ]
 
-// The runner needs Node 22: it lives in conformance-harness/, outside the workspaces, so that installing the
-// `node` package there does not put Node 22 in front of every other script. Installed on first use.
+// The runner lives in conformance-harness/, outside the workspaces (it brings its own older MCP SDK and undici).
+// Installed on first use.
 const harness = path.join(root, "conformance-harness")
-if (!existsSync(path.join(harness, "node_modules", "node", "bin", "node"))) {
+if (!existsSync(path.join(harness, "node_modules", "@modelcontextprotocol", "conformance", "package.json"))) {
   console.log("conformance: installing the runner (npm ci --prefix conformance-harness)")
   const installed = spawnSync("npm", ["ci", "--prefix", harness, "--no-audit", "--no-fund"], { stdio: "inherit" })
   if (installed.status !== 0) {
@@ -65,7 +78,6 @@ if (!existsSync(path.join(harness, "node_modules", "node", "bin", "node"))) {
 const harnessRequire = createRequire(path.join(harness, "package.json"))
 const packageDir = (name) => path.dirname(harnessRequire.resolve(`${name}/package.json`))
 
-const node22 = path.join(harness, "node_modules", "node", "bin", "node")
 const suiteDir = packageDir("@modelcontextprotocol/conformance")
 const cli = path.join(suiteDir, "dist/index.js")
 const { parse: parseYaml } = createRequire(path.join(suiteDir, "package.json"))("yaml")
@@ -74,7 +86,6 @@ const fail = (message) => {
   console.error(`conformance: ${message}`)
   process.exit(2)
 }
-if (!existsSync(node22)) fail(`no Node 22 binary at ${node22} (is the "node" devDependency installed?)`)
 
 // --- 1. the bundle ---------------------------------------------------------------------------------------
 
@@ -86,7 +97,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   // Workspace packages resolve to their TypeScript sources.
   conditions: ["source"],
   // CommonJS dependencies (undici) call require() for Node built-ins.
@@ -109,14 +120,13 @@ const clientTimeout = 90_000
 const cacheDir = path.join(pkg, "dist/compile-cache")
 
 /**
- * One run of the suite's runner (under Node 22) with our bundled client (on the machine's Node, like any user's
- * program), its output written to `dist/conformance-<logName>.log`; resolves with the exit code and the output.
+ * One run of the suite's runner with our bundled client, both on this Node (22), its output written to `dist/conformance-<logName>.log`; resolves with the exit code and the output.
  */
 const runRunner = (selection, logName) =>
   new Promise((resolve) => {
     const log = createWriteStream(path.join(pkg, "dist", `conformance-${logName}.log`))
     const child = spawn(
-      node22,
+      process.execPath,
       [cli, "client", "--command", `${process.execPath} ${bundle}`, ...selection, "--timeout", String(clientTimeout)],
       {
         cwd: root,

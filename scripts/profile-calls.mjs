@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Where a client's CPU goes per call: runs one benchmark client (`floor`, `official`, `ours`, `ours-promise`)
+ * Where a client's CPU goes per call: runs one benchmark client (`official`, `ours`, `ours-promise`, `effect`)
  * against the benchmark's stdio server, warms it up, profiles only the measured calls (V8's sampling profiler,
  * in-process) and prints self time per package and per function, divided by the number of calls.
  *
@@ -13,12 +13,22 @@
  * time in a syscall includes waiting for the CPU (on a shared machine, the server running), and the JIT's and
  * GC's helper threads are not in them; the CPU line (`process.cpuUsage`) counts every thread.
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+// The library needs Node 22 (@effect/platform-node 4): started by an older `node`, run again on the workspace's
+// Node 22 (the `node` devDependency in node_modules/.bin).
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  const node22 = join(root, "node_modules", ".bin", "node")
+  if (!existsSync(node22)) throw new Error(`Node 22 is needed (this is ${process.version}); run npm install first`)
+  const again = spawnSync(node22, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" })
+  process.exit(again.status ?? 1)
+}
 
 const packageOf = (url) => {
   if (!url) return "(native)"
@@ -87,8 +97,10 @@ const runner = client === "official"
   ? await (await import(join(demo, "bench-run-ours.js"))).ours(target)
   : client === "ours-promise"
   ? await (await import(join(demo, "bench-run-ours.js"))).oursPromise(target)
+  : client === "effect"
+  ? await (await import(join(demo, "bench-run-effect.js"))).effect(target)
   : undefined
-if (runner === undefined) throw new Error(`unknown client ${client} (official, ours, ours-promise)`)
+if (runner === undefined) throw new Error(`unknown client ${client} (official, ours, ours-promise, effect)`)
 try {
   if (benchLike) {
     await runner.calls(200, 1)
