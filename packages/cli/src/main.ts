@@ -8,40 +8,18 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
 import * as CliError from "effect/cli/CliError"
-import * as CliOutput from "effect/cli/CliOutput"
 import * as Command from "effect/cli/Command"
-import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as References from "effect/References"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
+import * as Help from "./internal/help.js"
 import { CommandTail } from "./internal/session.js"
 
 const VERSION = "0.1.0"
 
 const cli = Command.runWith(command, { version: VERSION })
-
-/** The end of every help text (`effect/cli` has no footer option: the formatter appends it). */
-const FOOTER = [
-  "EXIT CODES",
-  "  0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error;",
-  "  3 client or connection error; 130 interrupted (Ctrl-C cancels the call).",
-  "",
-  "  --log-level (all, trace, debug, info, warn, error, fatal, none) shows the server's log messages on stderr."
-].join("\n")
-
-/**
- * The help formatter: `effect/cli`'s own, with the footer. It colours only when `TerminalCapabilities` says
- * so: stdout is a terminal (or `FORCE_COLOR`), `NO_COLOR` is unset or empty, `TERM` is not `dumb`.
- */
-const FormatterLive = Layer.effect(CliOutput.Formatter)(
-  Effect.map(TerminalCapabilities.TerminalCapabilities, ({ canColor }): CliOutput.Formatter => {
-    const formatter = CliOutput.defaultFormatter({ colors: canColor })
-    return { ...formatter, formatHelpDoc: (doc) => `${formatter.formatHelpDoc(doc).trimEnd()}\n\n${FOOTER}\n` }
-  })
-)
 
 /** Split the command line (`process.argv`) at the first bare `--`; the arguments without node and the script. */
 const splitArgv = (argv: ReadonlyArray<string>) => {
@@ -73,7 +51,7 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
       }
     }),
     Effect.catchDefect((defect) => Effect.as(report(`unexpected: ${messageOf(defect)}`), ExitCode.client)),
-    Effect.provide(FormatterLive)
+    Effect.provide(Help.layer)
   )
 }
 

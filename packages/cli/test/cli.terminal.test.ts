@@ -6,13 +6,31 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { bin, everything, official } from "./fixtures/run.js"
-import { hasTmux, terminal } from "./fixtures/tmux.js"
+import { hasTmux, terminal, tmuxSuite } from "./fixtures/tmux.js"
 
 const cwd = path.join(import.meta.dirname, "../../..")
 const cli = `${process.execPath} ${bin}`
 const demo = `--stdio '${process.execPath} ${official}'`
 
-describe.skipIf(!hasTmux)("mcp-effect in a terminal (tmux)", () => {
+describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect in a terminal (tmux)"), () => {
+  it.live("--help is coloured at a terminal, and not with NO_COLOR or when piped", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`${cli} read --help; echo TTY=$?`)
+      yield* term.waitFor(/TTY=0/)
+      assert.match(yield* term.rawScreen, /\x1b\[[0-9;]*mUSAGE/)
+      yield* term.type("clear")
+      yield* term.type(`NO_COLOR=1 ${cli} read --help; echo NO_COLOR=$?`)
+      yield* term.waitFor(/NO_COLOR=0/)
+      const plain = yield* term.rawScreen
+      assert.include(plain, "USAGE")
+      assert.notMatch(plain, /\x1b\[[0-9;]*m(USAGE|DESCRIPTION)/)
+      yield* term.type("clear")
+      yield* term.type(`${cli} read --help | cat; echo PIPED=$?`)
+      yield* term.waitFor(/PIPED=0/)
+      assert.notMatch(yield* term.rawScreen, /\x1b\[[0-9;]*m(USAGE|DESCRIPTION)/)
+    }))
+
   it.live("a yes/no elicitation answered at the prompt", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)

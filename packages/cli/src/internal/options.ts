@@ -27,7 +27,9 @@ export const shared = {
     Flag.atLeast(0)
   ),
   callbackPort: Flag.Int("callback-port").pipe(
-    Flag.withDescription("the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one"),
+    Flag.withDescription(
+      `the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one (default ${DEFAULT_CALLBACK_PORT})`
+    ),
     Flag.withDefault(DEFAULT_CALLBACK_PORT)
   ),
   json: Flag.Boolean("json").pipe(Flag.withDescription("machine-readable JSON on stdout"), Flag.withDefault(false)),
@@ -36,7 +38,7 @@ export const shared = {
     Flag.atLeast(0)
   ),
   timeout: Flag.Int("timeout").pipe(
-    Flag.withDescription("request timeout in seconds"),
+    Flag.withDescription("request timeout in seconds (default 60)"),
     Flag.withDefault(60)
   )
 }
