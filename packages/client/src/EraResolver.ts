@@ -117,9 +117,9 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class EraResolver extends Context.Tag("@mcp-effect/client/EraResolver")<EraResolver, Service>() {}
+export class EraResolver extends Context.Service<EraResolver, Service>()("@mcp-effect/client/EraResolver") {}
 
 /**
  * The spec's resolver: probe with `server/discover`, fall back to `initialize` only on the allowed signals.

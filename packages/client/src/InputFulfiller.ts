@@ -193,9 +193,9 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
-export class InputFulfiller extends Context.Tag("@mcp-effect/client/InputFulfiller")<InputFulfiller, Service>() {}
+export class InputFulfiller extends Context.Service<InputFulfiller, Service>()("@mcp-effect/client/InputFulfiller") {}
 
 // -----------------------------------------------------------------------------
 // Constructors

@@ -29,10 +29,12 @@ import type { EraInfo, ProbeContext } from "../EraResolver.js"
 import { watch } from "./probeWatchdog.js"
 
 const decodeUnsupported = Schema.decodeUnknownOption(UnsupportedVersionData)
-const decodeImplementation = Schema.decodeUnknownOption(Implementation, { onExcessProperty: "preserve" })
+const decodeImplementation = Schema.decodeUnknownOption(Implementation)
+const decodeInitializeResult = decodeWire(InitializeResult)
+const decodeDiscoverResult = decodeWire(DiscoverResult)
 
 const newestShared = (theirs: ReadonlyArray<string>, ours: ReadonlyArray<string>): Option.Option<string> =>
-  Option.fromNullable(ours.find((version) => theirs.includes(version)))
+  Option.fromNullishOr(ours.find((version) => theirs.includes(version)))
 
 const SUPPORTED = [...MODERN_VERSIONS, ...LEGACY_VERSIONS]
 
@@ -74,7 +76,7 @@ const backToModern = (context: ProbeContext, error: RequestError, attempts: numb
 
 const initialized = (context: ProbeContext, raw: unknown) =>
   Effect.gen(function*() {
-    const result = yield* decodeWire(InitializeResult)(raw).pipe(
+    const result = yield* decodeInitializeResult(raw).pipe(
       Effect.mapError((e) => new McpInvalidResponseError({ method: "initialize", reason: e.message, response: raw }))
     )
     if (!LEGACY_VERSIONS.includes(result.protocolVersion)) {
@@ -96,7 +98,7 @@ const initialized = (context: ProbeContext, raw: unknown) =>
 
 const fromDiscover = (context: ProbeContext, raw: unknown) =>
   Effect.gen(function*() {
-    const result = yield* decodeWire(DiscoverResult)(raw).pipe(Effect.option)
+    const result = yield* decodeDiscoverResult(raw).pipe(Effect.option)
     if (Option.isNone(result)) return Option.none<Effect.Effect<EraInfo, McpClientError>>()
     const discovered = result.value
     const modern = newestShared(discovered.supportedVersions, MODERN_VERSIONS)
@@ -233,8 +235,8 @@ const modernWithoutDiscover = (version: string) =>
 const onProbeExit = (context: ProbeContext, error: McpServerGoneError) =>
   context.restartOnProbeExit && context.preference === "auto"
     ? Effect.logDebug("the server exited on server/discover; restarting it once and using initialize").pipe(
-      Effect.zipRight(context.restart),
-      Effect.zipRight(legacy(context))
+      Effect.andThen(context.restart),
+      Effect.andThen(legacy(context))
     )
     : Effect.fail(error)
 

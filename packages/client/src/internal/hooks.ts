@@ -11,6 +11,9 @@ export type Leaf<A> = (value: A) => unknown
 
 const describe = (e: unknown) => e instanceof Error ? e.message : String(e)
 
+/** The hook's fiber starts on the scheduler, not inline: the reader goes on at once (as in Effect 3). */
+const runOptions = { startImmediately: false } as const
+
 /**
  * Run a caller's hook as a leaf: a synchronous hook runs right here (so reports keep their order); whatever
  * it returns that is asynchronous (a Promise, an Effect) is run on a fiber of its own, so a slow hook never
@@ -35,13 +38,16 @@ export const runLeaf = <A>(
     }
     if (Effect.isEffect(out)) {
       const effect: Effect.Effect<unknown, unknown> = out as Effect.Effect<unknown, unknown>
-      return FiberSet.run(fibers, effect.pipe(Effect.catchAllCause((cause) => failed(cause)))).pipe(Effect.asVoid)
+      return FiberSet.run(fibers, effect.pipe(Effect.catchCause((cause) => failed(cause))), runOptions).pipe(
+        Effect.asVoid
+      )
     }
     if (typeof out === "object" && out !== null && "then" in out && typeof out.then === "function") {
       const promise = out as PromiseLike<unknown>
       return FiberSet.run(
         fibers,
-        Effect.tryPromise({ try: () => Promise.resolve(promise), catch: (e) => e }).pipe(Effect.catchAll(failed))
+        Effect.tryPromise({ try: () => Promise.resolve(promise), catch: (e) => e }).pipe(Effect.catch(failed)),
+        runOptions
       ).pipe(Effect.asVoid)
     }
     return Effect.void

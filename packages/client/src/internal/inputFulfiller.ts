@@ -5,37 +5,35 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ClientCapabilities, JsonObject } from "../McpSchema.js"
-import { ContentBlock, decodeWire, isRecord } from "../McpSchema.js"
+import { ContentBlock, decodeWire, isRecord, JsonObject as Extra, OpenStruct } from "../McpSchema.js"
 import { McpDiagnostic } from "../McpDiagnostic.js"
 import type { Era } from "../McpTransport.js"
 import type { ElicitResult, Hook, InputHooks, InputRequestOf, ListRootsResult, Service } from "../InputFulfiller.js"
 import { InputRefused } from "../InputFulfiller.js"
 import * as Limiter from "./limiter.js"
 
-const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
 /** @internal */
-export const ElicitParams = Schema.Struct({
-  mode: Schema.optional(Schema.Literal("form", "url")),
+export const ElicitParams = OpenStruct({
+  mode: Schema.optional(Schema.Literals(["form", "url"])),
   message: Schema.String,
   requestedSchema: Schema.optional(Extra),
   url: Schema.optional(Schema.String),
   elicitationId: Schema.optional(Schema.String)
-}, Extra)
+})
 
 /** @internal */
-export const CreateMessageParams = Schema.Struct({
-  messages: Schema.Array(Schema.Struct({ role: Schema.Literal("user", "assistant"), content: Schema.Unknown }, Extra)),
+export const CreateMessageParams = OpenStruct({
+  messages: Schema.Array(OpenStruct({ role: Schema.Literals(["user", "assistant"]), content: Schema.Unknown })),
   maxTokens: Schema.Number,
   systemPrompt: Schema.optional(Schema.String),
-  includeContext: Schema.optional(Schema.Literal("none", "thisServer", "allServers")),
+  includeContext: Schema.optional(Schema.Literals(["none", "thisServer", "allServers"])),
   temperature: Schema.optional(Schema.Number),
   stopSequences: Schema.optional(Schema.Array(Schema.String)),
   modelPreferences: Schema.optional(Extra),
   metadata: Schema.optional(Extra),
   tools: Schema.optional(Schema.Array(Schema.Unknown)),
   toolChoice: Schema.optional(Schema.Unknown)
-}, Extra)
+})
 
 
 const decodeElicitParams = Schema.decodeUnknownOption(ElicitParams)
@@ -62,31 +60,35 @@ const describe = (e: unknown): string =>
     }
   })()
 
-const ElicitResultSchema = Schema.Struct({
-  action: Schema.Literal("accept", "decline", "cancel"),
+const ElicitResultSchema = OpenStruct({
+  action: Schema.Literals(["accept", "decline", "cancel"]),
   content: Schema.optional(
-    Schema.Record({
-      key: Schema.String,
-      value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Schema.String))
-    })
+    Schema.Record(
+      Schema.String,
+      Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Schema.String)])
+    )
   ),
-  _meta: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  _meta: Schema.optional(Extra)
 })
 
-const CreateMessageResultSchema = Schema.Struct({
-  role: Schema.Literal("assistant", "user"),
-  content: Schema.Union(ContentBlock, Schema.Array(ContentBlock)),
+const CreateMessageResultSchema = OpenStruct({
+  role: Schema.Literals(["assistant", "user"]),
+  content: Schema.Union([ContentBlock, Schema.Array(ContentBlock)]),
   model: Schema.String,
   stopReason: Schema.optional(Schema.String)
 })
 
-const RootSchema = Schema.Struct({
+const RootSchema = OpenStruct({
   uri: Schema.String,
   name: Schema.optional(Schema.String),
-  _meta: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  _meta: Schema.optional(Extra)
 })
 
-const ListRootsResultSchema = Schema.Struct({ roots: Schema.Array(RootSchema) })
+const ListRootsResultSchema = OpenStruct({ roots: Schema.Array(RootSchema) })
+
+const decodeElicitResult = decodeWire(ElicitResultSchema)
+const decodeCreateMessageResult = decodeWire(CreateMessageResultSchema)
+const decodeListRootsResult = decodeWire(ListRootsResultSchema)
 
 /** @internal */
 export const validateElicitContent = (requestedSchema: unknown, content: unknown): ReadonlyArray<string> => {
@@ -204,7 +206,7 @@ export const make = (hooks: InputHooks): Service => {
   const fulfilWith = (onDiagnostic: Report) => {
     const refused = (method: string, reason: string) => onDiagnostic(McpDiagnostic.RefusedRequest({ method, reason }))
     const refuse = (method: string, code: number, message: string, abandon: boolean) =>
-      refused(method, message).pipe(Effect.zipRight(Effect.fail(new InputRefused({ method, code, message, abandon }))))
+      refused(method, message).pipe(Effect.andThen(Effect.fail(new InputRefused({ method, code, message, abandon }))))
 
     const elicit = (params: JsonObject, era: Era): Effect.Effect<unknown, InputRefused> => {
       const method = "elicitation/create"
@@ -227,7 +229,7 @@ export const make = (hooks: InputHooks): Service => {
           : refused(method, "elicitation/create without a message; declined").pipe(Effect.as(decline))
       }
       return runBounded(hook, { method, params: typed.value }).pipe(
-        Effect.flatMap(decodeWire(ElicitResultSchema)),
+        Effect.flatMap(decodeElicitResult),
         Effect.flatMap((result) => {
           if (result.action !== "accept" || mode !== "form") {
             const { content: _, ...rest } = result
@@ -238,7 +240,7 @@ export const make = (hooks: InputHooks): Service => {
             ? Effect.succeed(result)
             : Effect.fail(`the answer does not match requestedSchema: ${problems.join("; ")}`)
         }),
-        Effect.catchAll((e) =>
+        Effect.catch((e) =>
           onDiagnostic(McpDiagnostic.HookFailed({ hook: "onElicit", reason: describe(e) })).pipe(Effect.as(decline))
         )
       )
@@ -258,11 +260,11 @@ export const make = (hooks: InputHooks): Service => {
       }
       return runBounded(hook, { method, params: typed.value }).pipe(
         Effect.flatMap((result) =>
-          decodeWire(CreateMessageResultSchema)(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
+          decodeCreateMessageResult(result).pipe(Effect.as(result), Effect.mapError((e) => e.message))
         ),
-        Effect.catchAll((e) =>
+        Effect.catch((e) =>
           onDiagnostic(McpDiagnostic.HookFailed({ hook: "onSample", reason: describe(e) })).pipe(
-            Effect.zipRight(refuse(method, -1, "User rejected sampling request", abandon))
+            Effect.andThen(refuse(method, -1, "User rejected sampling request", abandon))
           )
         )
       )
@@ -277,14 +279,14 @@ export const make = (hooks: InputHooks): Service => {
           : refused(method, "roots were not declared; answered with no roots").pipe(Effect.as(noRoots))
       }
       return runBounded(hook, { method, params }).pipe(
-        Effect.flatMap(decodeWire(ListRootsResultSchema)),
+        Effect.flatMap(decodeListRootsResult),
         Effect.flatMap((result) => {
           const bad = result.roots.filter((root) => !root.uri.startsWith("file://"))
           return bad.length === 0
             ? Effect.succeed(result)
             : Effect.fail(`roots must be file:// URIs: ${bad.map((root) => root.uri).join(", ")}`)
         }),
-        Effect.catchAll((e) =>
+        Effect.catch((e) =>
           onDiagnostic(McpDiagnostic.HookFailed({ hook: "onListRoots", reason: describe(e) })).pipe(Effect.as(noRoots))
         )
       )

@@ -12,7 +12,7 @@ import { McpProbeStalledError } from "../McpError.js"
 
 /** A real timer (`setTimeout`), independent of the fiber's `Clock`; cleared when interrupted. */
 const realSleep = (millis: number): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     const timer = setTimeout(() => resume(Effect.void), millis)
     return Effect.sync(() => clearTimeout(timer))
   })
@@ -26,12 +26,12 @@ export const watch = <A, E, R>(
   if (after === undefined || !Duration.isFinite(after)) return probe
   const millis = Duration.toMillis(after)
   return Effect.clockWith((clock) => {
-    const clockStart = clock.unsafeCurrentTimeMillis()
+    const clockStart = clock.currentTimeMillisUnsafe()
     const realStart = Date.now()
     const stalled = Effect.flatMap(realSleep(millis), () => {
       const real = Date.now() - realStart
       // The live clock moved with real time: the probe timeout fires on its own; never interfere with it.
-      return clock.unsafeCurrentTimeMillis() - clockStart >= real / 2
+      return clock.currentTimeMillisUnsafe() - clockStart >= real / 2
         ? Effect.never
         : Effect.fail(new McpProbeStalledError({ realMillis: real, probeTimeoutMillis: Duration.toMillis(probeTimeout) }))
     })

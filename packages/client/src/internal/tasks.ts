@@ -11,10 +11,19 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { McpClientError } from "../McpError.js"
 import { McpInvalidResponseError, McpProtocolError } from "../McpError.js"
-import { decodeWire, field, isRecord, type JsonObject, type ServerCapabilities, type Tool } from "../McpSchema.js"
+import {
+  decodeWire,
+  field,
+  InputRequest,
+  isRecord,
+  JsonObject,
+  OpenStruct,
+  type ServerCapabilities,
+  type Tool
+} from "../McpSchema.js"
 
 /** @internal */
-export const Task = Schema.Struct({
+export const Task = OpenStruct({
   taskId: Schema.String,
   status: Schema.String,
   statusMessage: Schema.optional(Schema.String),
@@ -59,22 +68,20 @@ export const callAsTask = (
       )
     )
     const taskId = first.taskId
-    const poll = Effect.iterate(first, {
-      while: (task) => !TERMINAL.has(task.status) && task.status !== "input_required",
-      body: (task) =>
-        Effect.sleep(pollDelay(task.pollInterval)).pipe(
-          Effect.zipRight(requests.request("tasks/get", { taskId })),
-          Effect.flatMap((raw) =>
-            decodeTask(raw).pipe(
-              Effect.mapError((error) =>
-                new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
-              )
-            )
+    const poll = Effect.gen(function*() {
+      let task = first
+      while (!TERMINAL.has(task.status) && task.status !== "input_required") {
+        yield* Effect.sleep(pollDelay(task.pollInterval))
+        const raw = yield* requests.request("tasks/get", { taskId })
+        task = yield* decodeTask(raw).pipe(
+          Effect.mapError((error) =>
+            new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
           )
         )
+      }
+      return yield* requests.request("tasks/result", { taskId })
     })
     return yield* poll.pipe(
-      Effect.zipRight(requests.request("tasks/result", { taskId })),
       Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
     )
   })
@@ -90,14 +97,14 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 export const serverOffersTasks = (capabilities: ServerCapabilities): boolean =>
   isRecord(field(capabilities.extensions, TASKS_EXTENSION))
 
-const DetailedTask = Schema.Struct({
+const DetailedTask = OpenStruct({
   taskId: Schema.String,
   status: Schema.String,
   statusMessage: Schema.optional(Schema.String),
   pollIntervalMs: Schema.optional(Schema.Number),
-  inputRequests: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ method: Schema.String, params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }) })),
-  result: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  error: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  inputRequests: Schema.optional(Schema.Record(Schema.String, InputRequest)),
+  result: Schema.optional(JsonObject),
+  error: Schema.optional(JsonObject)
 })
 type DetailedTask = typeof DetailedTask.Type
 
@@ -141,7 +148,12 @@ export const followModernTask = (
         const raw = yield* requests.request("tasks/get", { taskId })
         return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)))
       })
-    const last = yield* Effect.iterate(first, { while: (task) => !TERMINAL.has(task.status), body: step }).pipe(
+    const follow = Effect.gen(function*() {
+      let task = first
+      while (!TERMINAL.has(task.status)) task = yield* step(task)
+      return task
+    })
+    const last = yield* follow.pipe(
       Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
     )
     if (last.status === "completed") return last.result ?? {}

@@ -12,12 +12,13 @@ import {
   InputRequiredResult,
   isRecord,
   LoggingMessageParams,
+  OpenStruct,
   ProgressParams,
   ReadResourceResult
 } from "../../McpSchema.js"
 
 /** @internal */
-export const decodeAs = <A, I>(schema: Schema.Schema<A, I>, method: string) => {
+export const decodeAs = <A>(schema: Schema.Decoder<A>, method: string) => {
   const decode = decodeWire(schema)
   return (raw: unknown): Effect.Effect<A, McpInvalidResponseError> =>
     decode(raw).pipe(
@@ -66,7 +67,7 @@ export const decodeProgress = Schema.decodeUnknownOption(ProgressParams)
 export const decodeLog = Schema.decodeUnknownOption(LoggingMessageParams)
 /** @internal */
 export const decodeFilter = Schema.decodeUnknownOption(
-  Schema.Struct({
+  OpenStruct({
     toolsListChanged: Schema.optional(Schema.Boolean),
     promptsListChanged: Schema.optional(Schema.Boolean),
     resourcesListChanged: Schema.optional(Schema.Boolean),

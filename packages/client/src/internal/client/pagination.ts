@@ -34,9 +34,9 @@ export interface Pagination {
     fetch: Effect.Effect<Cacheable<A>, McpClientError>,
     callOptions: ListOptions | undefined
   ) => Effect.Effect<A, McpClientError>
-  readonly listAll: <Item, Page extends CacheablePage, I>(
+  readonly listAll: <Item, Page extends CacheablePage>(
     method: string,
-    schema: Schema.Schema<Page, I>,
+    schema: Schema.Decoder<Page>,
     items: (page: Page) => ReadonlyArray<Item>,
     callOptions: ListOptions | undefined
   ) => Effect.Effect<ReadonlyArray<Item>, McpClientError>
@@ -71,9 +71,9 @@ export const make = (
     )
   }
 
-  const listAll = <Item, Page extends CacheablePage, I>(
+  const listAll = <Item, Page extends CacheablePage>(
     method: string,
-    schema: Schema.Schema<Page, I>,
+    schema: Schema.Decoder<Page>,
     items: (page: Page) => ReadonlyArray<Item>,
     callOptions: ListOptions | undefined
   ): Effect.Effect<ReadonlyArray<Item>, McpClientError> => {
@@ -113,7 +113,7 @@ export const make = (
     return walk(callOptions?.refresh).pipe(
       Effect.catchTag("StaleCursor", () =>
         invalidate(method).pipe(
-          Effect.zipRight(walk(true)),
+          Effect.andThen(walk(true)),
           // A refreshed walk reports a dead cursor as the protocol error it is, never as StaleCursor.
           Effect.catchTag("StaleCursor", (e) => Effect.die(e))
         ))
