@@ -5,7 +5,7 @@
 import { type Era, floorHttp, floorStdio } from "./bench-floor.js"
 import { echoArgs, pool } from "./bench-run-shared.js"
 
-export type ClientKind = "floor" | "official" | "ours" | "ours-promise" | "ours-traced"
+export type ClientKind = "floor" | "official" | "effect" | "ours" | "ours-promise" | "ours-traced"
 
 export interface Target {
   readonly transport: "stdio" | "http"
@@ -72,6 +72,7 @@ const floor = async (target: Target): Promise<Runner> => {
 const runners: Record<ClientKind, (target: Target) => Promise<Runner>> = {
   floor,
   official: async (target) => (await import("./bench-run-official.js")).official(target),
+  effect: async (target) => (await import("./bench-run-effect.js")).effect(target),
   ours: async (target) => (await import("./bench-run-ours.js")).ours(target),
   "ours-promise": async (target) => (await import("./bench-run-ours.js")).oursPromise(target),
   "ours-traced": async (target) => (await import("./bench-run-ours.js")).ours(target, true)

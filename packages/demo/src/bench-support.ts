@@ -40,10 +40,12 @@ export const childPids = (): Array<number> | undefined => {
 // Statistics and formatting
 // -----------------------------------------------------------------------------
 
+/** The median; `NaN` for no values. */
 export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  const at = (i: number) => sorted[i] ?? Number.NaN
+  return sorted.length % 2 === 1 ? at(middle) : (at(middle - 1) + at(middle)) / 2
 }
 
 /** Median absolute deviation relative to the median, in percent: how noisy the repeats were. */
@@ -58,6 +60,6 @@ export const fixed = (value: number, digits: number): string => value.toFixed(di
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ")
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n")
 }

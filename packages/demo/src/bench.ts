@@ -1,7 +1,8 @@
 /**
  * The benchmark (`npm run bench`), the judge of issue 10: this client (Effect API and Promise API) against the
- * official SDK client (`@modelcontextprotocol/client` 2.x) and against a hand-written floor client (no library:
- * `child_process` or `node:http` and `JSON.parse`, the physical limit for the server).
+ * official SDK client (`@modelcontextprotocol/client` 2.x), against Effect 4's own MCP client (`effect/ai`
+ * `McpClient`, given the target's protocol: it does not detect the era) and against a hand-written floor client
+ * (no library: `child_process` or `node:http` and `JSON.parse`, the physical limit for the server).
  *
  * Cells:
  *   - stdio and Streamable HTTP (loopback), both eras, against the example server built on the official SDK:
@@ -10,7 +11,8 @@
  *   - tracing (stdio modern): the cost of tracing, ours (Effect API) by default (no span, no metric) against ours
  *     with `tracing: true` (a span per operation, request and round on Effect's default tracer, and the duration
  *     histogram), sequential and with `BENCH_IN_FLIGHT` in flight;
- *   - import: the time and memory it takes to import the package.
+ *   - import: the time and memory it takes to import the package (for Effect's client, the entry points its
+ *     users import: `effect`, `effect/ai`, `effect/process` and `@effect/platform-node`).
  * Every run is a process of its own (`bench-run.js`), so its peak RSS is its client's. Runs take turns within a
  * round, the order alternating between rounds; figures are medians over the rounds ± the median absolute
  * deviation. The results also go to `BENCH_JSON` (default packages/demo/dist/bench-results.json).
@@ -29,9 +31,9 @@ import type { ClientKind, Figures, Spec, Target } from "./bench-run.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 
-/** The official client's version, from the `package.json` next to its resolved entry's `dist/`. */
-const sdkVersion = (): string => {
-  const entry = require.resolve("@modelcontextprotocol/client")
+/** A package's version, from the `package.json` next to its resolved entry's `dist/`. */
+const versionOf = (name: string): string => {
+  const entry = require.resolve(name)
   return (require(`${entry.slice(0, entry.lastIndexOf("/dist/"))}/package.json`) as { version: string }).version
 }
 
@@ -52,7 +54,7 @@ const work = {
 const only = process.env["BENCH_ONLY"]
 const jsonPath = process.env["BENCH_JSON"] ?? join(here, "bench-results.json")
 const catalogServer = join(here, "bench-catalog-server.js")
-const CLIENTS: ReadonlyArray<ClientKind> = ["floor", "official", "ours", "ours-promise"]
+const CLIENTS: ReadonlyArray<ClientKind> = ["floor", "official", "effect", "ours", "ours-promise"]
 
 interface Cell {
   readonly name: string
@@ -119,14 +121,19 @@ const runOnce = (spec: Spec): Promise<Figures> =>
   })
 
 /**
- * The time and memory of importing a package, in a fresh process; with `after`, what it adds to a process
- * that imported those first (peak RSS then counts from there).
+ * The time and memory of importing a package (or several, one after the other), in a fresh process; with
+ * `after`, what it adds to a process that imported those first (peak RSS then counts from there).
  */
-const importCost = (name: string, after: ReadonlyArray<string> = []): Promise<{ ms: number; rssMb: number }> =>
+const importCost = (
+  names: string | ReadonlyArray<string>,
+  after: ReadonlyArray<string> = []
+): Promise<{ ms: number; rssMb: number }> =>
   new Promise((resolve, reject) => {
+    const name = typeof names === "string" ? names : names.join(" + ")
+    const imports = (typeof names === "string" ? [names] : names).map((entry) => `await import(${JSON.stringify(entry)}); `)
     const code = after.map((first) => `await import(${JSON.stringify(first)}); `).join("") +
       `const r0 = ${after.length === 0 ? "0" : "process.resourceUsage().maxRSS"}; ` +
-      `const t0 = performance.now(); await import(${JSON.stringify(name)}); ` +
+      `const t0 = performance.now(); ${imports.join("")}` +
       `const ms = performance.now() - t0; ` +
       `console.log(JSON.stringify({ ms, rssMb: (process.resourceUsage().maxRSS - r0) / 1024 }))`
     const child = spawn(process.execPath, ["--input-type=module", "-e", code], { cwd: here, stdio: ["ignore", "pipe", "inherit"] })
@@ -143,10 +150,13 @@ const samples: Samples = new Map()
 const imports = {
   ours: [] as Array<{ ms: number; rssMb: number }>,
   official: [] as Array<{ ms: number; rssMb: number }>,
+  /** Effect's own client: the entry points its users import (`EFFECT_CLIENT`). */
+  effect: [] as Array<{ ms: number; rssMb: number }>,
   /** Ours in an Effect program: after `effect/Schema` and `effect/Stream` (what any Effect program loads). */
   oursInEffect: [] as Array<{ ms: number; rssMb: number }>
 }
 const EFFECT_FIRST = ["effect/Schema", "effect/Stream"]
+const EFFECT_CLIENT = ["effect", "effect/ai", "effect/process", "@effect/platform-node"]
 const progress = (text: string) => process.stderr.write(text)
 const started = performance.now()
 
@@ -174,6 +184,7 @@ for (let round = 0; round <= rounds; round++) {
   if (round > 0 && (only === undefined || "import".includes(only))) {
     imports.ours.push(await importCost("@mcp-effect/client"))
     imports.official.push(await importCost("@modelcontextprotocol/client"))
+    imports.effect.push(await importCost(EFFECT_CLIENT))
     imports.oursInEffect.push(await importCost("@mcp-effect/client", EFFECT_FIRST))
   }
   progress("\n")
@@ -199,7 +210,8 @@ const showRatio = (r: number) => (Number.isFinite(r) ? `${fixed(r, 2)}x` : "-")
 const out: Array<string> = [
   "",
   `Node ${process.version}, ${process.platform}/${process.arch}; official client @modelcontextprotocol/client ` +
-    `${sdkVersion()}; server: the official ` +
+    `${versionOf("@modelcontextprotocol/client")}; effect: Effect's own McpClient (effect ${versionOf("effect")}, ` +
+    `protocol given per cell); server: the official ` +
     `SDK example (node ${serverScript.replace(/.*packages\//, "packages/")} [--http] --era both|legacy), catalogue: ` +
     `a hand-written server with ${process.env["BENCH_TOOLS"] ?? 2000} tools`,
   `${rounds} rounds after a warm-up round, one process per run; per run ${work.warmupCalls} warm-up calls, ` +
@@ -277,6 +289,13 @@ for (const cell of callCells.filter((c) => c !== TRACING)) {
       check(cell, client, "in-flight calls/s vs floor", floor, ">= 0.9", (r) => r >= 0.9)
     }
   }
+  // Ours (Effect API) against Effect's own client: the same programming model, the same runtime.
+  const vsEffect = (metric: Metric) => ratio(med(cell, "ours", metric), med(cell, "effect", metric))
+  check(cell, "ours", "seq calls/s vs effect", vsEffect("sequentialPerSec"), ">= 1", (r) => r >= 1)
+  check(cell, "ours", "in-flight calls/s vs effect", vsEffect("concurrentPerSec"), ">= 1", (r) => r >= 1)
+  check(cell, "ours", "seq CPU/call vs effect", vsEffect("sequentialCpuUs"), "<= 1", (r) => r <= 1)
+  check(cell, "ours", "in-flight CPU/call vs effect", vsEffect("concurrentCpuUs"), "<= 1", (r) => r <= 1)
+  check(cell, "ours", "peak RSS vs effect", vsEffect("peakRssMb"), "<= 1", (r) => r <= 1)
 }
 const importMs = ratio(median(imports.ours.map((i) => i.ms)), median(imports.official.map((i) => i.ms)))
 const importRss = ratio(median(imports.ours.map((i) => i.rssMb)), median(imports.official.map((i) => i.rssMb)))
@@ -284,12 +303,18 @@ if (imports.ours.length > 0) {
   out.push(
     `import: ours ${fixed(median(imports.ours.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.ours.map((i) => i.rssMb)), 0)} MB; ` +
       `official ${fixed(median(imports.official.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.official.map((i) => i.rssMb)), 0)} MB; ` +
+      `effect (${EFFECT_CLIENT.join(", ")}) ${fixed(median(imports.effect.map((i) => i.ms)), 0)} ms, ` +
+      `${fixed(median(imports.effect.map((i) => i.rssMb)), 0)} MB; ` +
       `ours after ${EFFECT_FIRST.join(" and ")}: +${fixed(median(imports.oursInEffect.map((i) => i.ms)), 0)} ms, ` +
       `+${fixed(median(imports.oursInEffect.map((i) => i.rssMb)), 0)} MB`
   )
   out.push("")
   check("import", "ours", "import time vs official", importMs, "<= 1.2", (r) => r <= 1.2)
   check("import", "ours", "import memory vs official", importRss, "<= 1.2", (r) => r <= 1.2)
+  const vsEffect = (metric: "ms" | "rssMb") =>
+    ratio(median(imports.ours.map((i) => i[metric])), median(imports.effect.map((i) => i[metric])))
+  check("import", "ours", "import time vs effect", vsEffect("ms"), "<= 1.2", (r) => r <= 1.2)
+  check("import", "ours", "import memory vs effect", vsEffect("rssMb"), "<= 1.2", (r) => r <= 1.2)
 }
 out.push("targets (ratios of medians):")
 out.push(table(
@@ -320,6 +345,11 @@ const json = {
   import: {
     ours: { ms: summary(imports.ours.map((i) => i.ms)), rssMb: summary(imports.ours.map((i) => i.rssMb)) },
     official: { ms: summary(imports.official.map((i) => i.ms)), rssMb: summary(imports.official.map((i) => i.rssMb)) },
+    effect: {
+      entryPoints: EFFECT_CLIENT,
+      ms: summary(imports.effect.map((i) => i.ms)),
+      rssMb: summary(imports.effect.map((i) => i.rssMb))
+    },
     oursInEffect: {
       after: EFFECT_FIRST,
       ms: summary(imports.oursInEffect.map((i) => i.ms)),
