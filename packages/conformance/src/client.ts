@@ -17,8 +17,9 @@ import type { McpClientError, McpSchema } from "@mcp-effect/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 
 type Json = McpSchema.JsonObject
 
@@ -258,11 +259,16 @@ const main = () => {
     onListRoots: () => Effect.succeed({ roots: [] })
   })
 
+  // Warnings and worse, in plain text on stderr (stdout is the runner's).
+  const logging = Layer.mergeAll(
+    Logger.layer([Logger.consolePretty({ colors: false })]),
+    Layer.succeed(Logger.LogToStderr, true),
+    Layer.succeed(References.MinimumLogLevel, "Warn")
+  )
   const program = log(`scenario ${scenario}, revision ${revision ?? "(unset)"}, url ${url}`).pipe(
-    Effect.zipRight(run(scenario, context)),
+    Effect.andThen(run(scenario, context)),
     Effect.provide(layer),
-    Logger.withMinimumLogLevel(LogLevel.Warning),
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: false })))
+    Effect.provide(logging)
   )
 
   Effect.runPromiseExit(program as Effect.Effect<void, McpClientError | Error>).then((exit) => {
