@@ -38,6 +38,7 @@
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { describeUnknownError, isCallToolResultLike, renderResult } from "./internal/llm/content.js"
 import { assignNames } from "./internal/llm/names.js"
 import * as LlmBridge from "./LlmBridge.js"
@@ -166,14 +167,68 @@ const emptyStructAsObject = (schema: unknown): unknown => {
 }
 
 /**
+ * The first type in the JSON form of a schema that has no JSON form: a declaration (`Schema.instanceOf`,
+ * `Schema.declare`) without a JSON codec stays a declaration on the encoded side of `Schema.toCodecJson`, so
+ * no argument a model can send decodes to it. Effect 3's `JSONSchema.make` threw for such a schema; Effect 4
+ * offers it as "any value", so it is looked for here.
+ */
+const withoutJsonForm = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
+  const seen = new Set<SchemaAST.AST>()
+  const visit = (node: SchemaAST.AST): SchemaAST.AST | undefined => {
+    if (seen.has(node)) return undefined
+    seen.add(node)
+    if (SchemaAST.isDeclaration(node)) return node
+    if (SchemaAST.isSuspend(node)) return visit(node.thunk())
+    const children: ReadonlyArray<SchemaAST.AST> = SchemaAST.isObjects(node)
+      ? [...node.propertySignatures.map((p) => p.type), ...node.indexSignatures.map((i) => i.type)]
+      : SchemaAST.isArrays(node)
+      ? [...node.elements, ...node.rest]
+      : SchemaAST.isUnion(node)
+      ? node.types
+      : []
+    for (const child of children) {
+      const found = visit(child)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return visit(ast)
+}
+
+/**
+ * `anyOf` of bare types (`[{ "type": "string" }, { "type": "null" }]`, how Effect 4 writes an optional key)
+ * as one `type` list (`["string", "null"]`, how Effect 3 and the model APIs' examples write it), everywhere.
+ */
+const compactTypeUnions = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(compactTypeUnions)
+  if (!isRecord(schema)) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) out[key] = compactTypeUnions(value)
+  const branches = out["anyOf"]
+  if (!Array.isArray(branches) || "type" in out || branches.length < 2) return out
+  const types = branches.map((branch) =>
+    isRecord(branch) && Object.keys(branch).length === 1 && typeof branch["type"] === "string" ? branch["type"] : undefined
+  )
+  if (types.some((type) => type === undefined)) return out
+  const { anyOf: _, ...rest } = out
+  return { ...rest, type: types }
+}
+
+/**
  * The JSON Schema of a parameters schema, its definitions attached as `$defs` (what its `$ref`s point to).
  * Objects are closed (`additionalProperties: false`) where the schema allows it, as Effect 3 made them.
  */
 const jsonSchemaOf = (parameters: Schema.Top): unknown => {
+  const opaque = withoutJsonForm(Schema.toEncoded(Schema.toCodecJson(parameters)).ast)
+  if (opaque !== undefined) {
+    throw new Error("a declared type (Schema.declare, Schema.instanceOf) without a JSON codec has no JSON form")
+  }
   const document = Schema.toJsonSchemaDocument(parameters, { onExcessProperty: "error" })
-  return Object.keys(document.definitions).length === 0
-    ? document.schema
-    : { ...document.schema, $defs: document.definitions }
+  return compactTypeUnions(
+    Object.keys(document.definitions).length === 0
+      ? document.schema
+      : { ...document.schema, $defs: document.definitions }
+  )
 }
 
 /**

@@ -133,7 +133,7 @@ const calc = Toolkit.make(
   Toolkit.tool({
     name: "multiply",
     description: "Multiply two numbers",
-    parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+    parameters: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
     annotations: { readOnlyHint: true, idempotentHint: true },
     handler: ({ a, b }) => Effect.succeed(String(a * b))
   })

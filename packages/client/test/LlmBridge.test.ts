@@ -4,7 +4,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import {
   awaitSleeps,
   call,
@@ -59,10 +59,10 @@ describe("executeToolCalls scheduling (TestClock)", () => {
             call("c3", "read_slow", { ms: 1000, tag: "3" }),
             call("c4", "read_slow", { ms: 1000, tag: "4" })
           ]
-          const fiber = yield* Effect.fork(timed(bridge, calls))
+          const fiber = yield* Effect.forkChild(timed(bridge, calls))
           yield* awaitSleeps(now + 1000, 4)
           yield* TestClock.adjust("999 millis")
-          assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+          assert.isTrue(fiber.pollUnsafe() === undefined)
           yield* TestClock.adjust("1 millis")
           const { elapsed, results } = yield* Fiber.join(fiber)
           assert.strictEqual(elapsed, 1000)
@@ -87,7 +87,7 @@ describe("executeToolCalls scheduling (TestClock)", () => {
             call("slow-2", "read_slow", { ms: 500, tag: "c" }),
             call("fast-2", "read_fast", { tag: "d" })
           ]
-          const fiber = yield* Effect.fork(timed(bridge, calls))
+          const fiber = yield* Effect.forkChild(timed(bridge, calls))
           yield* awaitSleeps(now + 1000, 1)
           yield* awaitSleeps(now + 500, 1)
           yield* TestClock.adjust("1 second")
@@ -115,11 +115,11 @@ describe("executeToolCalls scheduling (TestClock)", () => {
             call("c3", "read_slow", { ms: 1000, tag: "3" }),
             call("c4", "read_slow", { ms: 1000, tag: "4" })
           ]
-          const fiber = yield* Effect.fork(timed(bridge, calls))
+          const fiber = yield* Effect.forkChild(timed(bridge, calls))
           for (let step = 1; step <= 4; step++) {
             yield* awaitSleeps(start + step * 1000, 1)
             assert.strictEqual(server.calls.length, step, `only call ${step} is on the wire`)
-            assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+            assert.isTrue(fiber.pollUnsafe() === undefined)
             yield* TestClock.adjust("1 second")
           }
           const { elapsed, results } = yield* Fiber.join(fiber)
@@ -141,7 +141,7 @@ describe("executeToolCalls scheduling (TestClock)", () => {
         Effect.gen(function*() {
           yield* bridge.toolsForLlm()
           const start = yield* Clock.currentTimeMillis
-          const fiber = yield* Effect.fork(timed(bridge, [
+          const fiber = yield* Effect.forkChild(timed(bridge, [
             call("c1", "read_only_not_idempotent", { ms: 1000, tag: "1" }),
             call("c2", "read_slow", { ms: 1000, tag: "2" })
           ]))
@@ -161,7 +161,7 @@ describe("executeToolCalls scheduling (TestClock)", () => {
         Effect.gen(function*() {
           yield* bridge.toolsForLlm()
           const start = yield* Clock.currentTimeMillis
-          const fiber = yield* Effect.fork(timed(bridge, calls))
+          const fiber = yield* Effect.forkChild(timed(bridge, calls))
           yield* awaitSleeps(start + 1000, 2)
           yield* TestClock.adjust("1 second")
           yield* awaitSleeps(start + 2000, 2)
@@ -175,7 +175,7 @@ describe("executeToolCalls scheduling (TestClock)", () => {
         Effect.gen(function*() {
           yield* bridge.toolsForLlm()
           const start = yield* Clock.currentTimeMillis
-          const fiber = yield* Effect.fork(timed(bridge, calls))
+          const fiber = yield* Effect.forkChild(timed(bridge, calls))
           for (let step = 1; step <= 4; step++) {
             yield* awaitSleeps(start + step * 1000, 1)
             yield* TestClock.adjust("1 second")
@@ -189,10 +189,10 @@ describe("executeToolCalls scheduling (TestClock)", () => {
       const server = makeServer(TOOLS, { listFails: true })
       yield* withBridge(server, (bridge) =>
         Effect.gen(function*() {
-          const listed = yield* Effect.either(bridge.toolsForLlm())
-          assert.strictEqual(listed._tag, "Left")
+          const listed = yield* Effect.result(bridge.toolsForLlm())
+          assert.strictEqual(listed._tag, "Failure")
           const start = yield* Clock.currentTimeMillis
-          const fiber = yield* Effect.fork(timed(bridge, [
+          const fiber = yield* Effect.forkChild(timed(bridge, [
             call("c1", "read_slow", { ms: 1000, tag: "1" }),
             call("c2", "read_slow", { ms: 1000, tag: "2" })
           ]))
@@ -215,7 +215,7 @@ describe("executeToolCalls deduplication", () => {
         Effect.gen(function*() {
           yield* bridge.toolsForLlm()
           const start = yield* Clock.currentTimeMillis
-          const fiber = yield* Effect.fork(timed(bridge, [
+          const fiber = yield* Effect.forkChild(timed(bridge, [
             call("a", "read_slow", { ms: 1000, tag: "x" }),
             call("b", "read_slow", "{\"tag\":\"x\",\"ms\":1000}"),
             call("c", "read_slow", { ms: 1000, tag: "y" })
@@ -279,9 +279,9 @@ describe("executeToolCalls never fails", () => {
             call("loop", "asks_forever", {}),
             call("fine", "echo", { message: "hi" })
           ]
-          const fiber = yield* Effect.fork(bridge.executeToolCalls(calls))
+          const fiber = yield* Effect.forkChild(bridge.executeToolCalls(calls))
           // The batch is serial (unannotated tools): let the hanging call's 2 s timeout fire.
-          for (let i = 0; i < 20 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+          for (let i = 0; i < 20 && fiber.pollUnsafe() === undefined; i++) {
             yield* TestClock.adjust("1 second")
           }
           const results = yield* Fiber.join(fiber)

@@ -6,7 +6,7 @@
 import { McpConfig } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -104,18 +104,18 @@ describe("McpConfig: reading the mcpServers shape", () => {
       assert.include(missing.message, "/nonexistent/mcp.json: cannot be read")
       const mixed = writeConfig(JSON.stringify({ mcpServers: { good: { command: "x" }, bad: { url: 5 }, also: { url: "http://127.0.0.1:1/mcp" } } }))
       const entries = yield* McpConfig.readEntries(mixed)
-      assert.deepStrictEqual(entries.map(Either.isRight), [true, false, true])
+      assert.deepStrictEqual(entries.map(Result.isSuccess), [true, false, true])
       const bad = entries[1]
-      assert(bad !== undefined && Either.isLeft(bad))
-      assert.strictEqual(bad.left.entry, "bad")
-      assert.strictEqual(bad.left.field, "url")
+      assert(bad !== undefined && Result.isFailure(bad))
+      assert.strictEqual(bad.failure.entry, "bad")
+      assert.strictEqual(bad.failure.field, "url")
       // The strict reader fails on the bad entry as a whole.
       assert.strictEqual((yield* Effect.flip(McpConfig.read(mixed))).entry, "bad")
     }))
 })
 
 describe("McpConfig: servers started from the configuration", () => {
-  it.scopedLive("a stdio and an HTTP server in one registry, each under its name", () =>
+  it.live("a stdio and an HTTP server in one registry, each under its name", () =>
     Effect.gen(function*() {
       const url = yield* launch(process.execPath, [official, "--http", "--port", "0"])
       const servers = yield* McpConfig.make({
@@ -136,7 +136,7 @@ describe("McpConfig: servers started from the configuration", () => {
       assert.include(remote?.content ?? "", "hi")
     }))
 
-  it.scopedLive("a broken server fails the layer with McpConfigServerError naming it; `only` leaves it out", () =>
+  it.live("a broken server fails the layer with McpConfigServerError naming it; `only` leaves it out", () =>
     Effect.gen(function*() {
       const document = {
         mcpServers: {

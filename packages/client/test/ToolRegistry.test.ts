@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import { awaitSleeps, call, clientLayer, makeServer, READ_ONLY, sleeper, text } from "./fixtures/llmServer.js"
 
 const local = (runs: Array<string>) =>
@@ -13,7 +13,7 @@ const local = (runs: Array<string>) =>
     Toolkit.tool({
       name: "search",
       description: "local search",
-      parameters: Schema.Struct({ q: Schema.String, ms: Schema.optional(Schema.Number) }),
+      parameters: Schema.Struct({ q: Schema.String, ms: Schema.optional(Schema.Finite) }),
       annotations: READ_ONLY,
       handler: ({ ms, q }) =>
         Effect.gen(function*() {
@@ -189,9 +189,9 @@ describe("ToolRegistry: scheduling across owners", () => {
       const registry = yield* ToolRegistry.make()
       yield* registry.register("flaky", flaky)
       yield* registry.register("local", yield* Toolkit.source(local(runs)))
-      assert.strictEqual((yield* Effect.either(registry.toolsForLlm()))._tag, "Left")
+      assert.strictEqual((yield* Effect.result(registry.toolsForLlm()))._tag, "Failure")
       const start = yield* Clock.currentTimeMillis
-      const fiber = yield* Effect.fork(registry.executeToolCalls([
+      const fiber = yield* Effect.forkChild(registry.executeToolCalls([
         call("1", "local__search", { q: "a", ms: 1000 }),
         call("2", "flaky__ping", {}),
         call("3", "local__search", { q: "b", ms: 1000 })
@@ -210,7 +210,7 @@ describe("ToolRegistry: scheduling across owners", () => {
       Effect.gen(function*() {
         yield* registry.toolsForLlm()
         const start = yield* Clock.currentTimeMillis
-        const fiber = yield* Effect.fork(registry.executeToolCalls([
+        const fiber = yield* Effect.forkChild(registry.executeToolCalls([
           call("1", "github__search", { ms: 1000, tag: "a" }),
           call("2", "local__search", { q: "b", ms: 1000 }),
           call("3", "github__search", { ms: 1000, tag: "c" }),
@@ -230,7 +230,7 @@ describe("ToolRegistry: scheduling across owners", () => {
       Effect.gen(function*() {
         yield* registry.toolsForLlm()
         const start = yield* Clock.currentTimeMillis
-        const fiber = yield* Effect.fork(registry.executeToolCalls([
+        const fiber = yield* Effect.forkChild(registry.executeToolCalls([
           call("1", "github__search", { ms: 1000, tag: "a" }),
           call("2", "local__search", { q: "b", ms: 1000 }),
           call("3", "local__note", { text: "w" }),

@@ -1,12 +1,12 @@
-import { ToolScheduler } from "@mcp-effect/client"
+import { type McpSchema, ToolScheduler } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import * as Fiber from "effect/Fiber"
 
 const safe = { readOnlyHint: true, idempotentHint: true }
-const annotations = (table: Record<string, object>): ToolScheduler.AnnotationLookup => (tool) => table[tool]
+const annotations = (table: Record<string, McpSchema.ToolAnnotations>): ToolScheduler.AnnotationLookup => (tool) => table[tool]
 
 describe("ToolScheduler (isolated)", () => {
   it("plans serially unless every call is to a read-only idempotent tool; merges identical calls", () => {
@@ -48,7 +48,7 @@ describe("ToolScheduler (isolated)", () => {
       })
       const scheduler = ToolScheduler.make({ toolConcurrency: 2 })
       const jobs = [job("a", 30), job("b", 10), job("c", 20), job("a", 5), job("d", 1)]
-      const fiber = yield* Effect.fork(scheduler.run(jobs, annotations({ read: safe })))
+      const fiber = yield* Effect.forkChild(scheduler.run(jobs, annotations({ read: safe })))
       yield* TestClock.adjust("1 second")
       const answers = yield* Fiber.join(fiber)
       assert.deepStrictEqual(answers, ["a", "b", "c", "a", "d"])
