@@ -1,12 +1,11 @@
 import { McpClient, McpTransport, ResultCache } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import { fail, legacyServer, metaOf, modernServer, ok, paramsOf } from "./fixtures/memoryServer.js"
 
 const withClient = <A, E>(
@@ -69,23 +68,23 @@ describe("ResultCache", () => {
     Effect.gen(function*() {
       for (const ttl of [0, undefined, -5]) {
         const server = modernServer({ "tools/list": () => ok(toolsPage(ttl)) })
-        yield* withClient(server.layer, (client) => Effect.zipRight(client.listTools(), client.listTools()))
+        yield* withClient(server.layer, (client) => Effect.andThen(client.listTools(), client.listTools()))
         assert.strictEqual(server.requests("tools/list").length, 2)
       }
       const legacy = legacyServer({ "tools/list": () => ok(toolsPage(60_000)) })
-      yield* withClient(legacy.layer, (client) => Effect.zipRight(client.listTools(), client.listTools()))
+      yield* withClient(legacy.layer, (client) => Effect.andThen(client.listTools(), client.listTools()))
       assert.strictEqual(legacy.requests("tools/list").length, 2)
     }))
 
   it.effect("concurrent identical fetches of a cold key share one request", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
-      const server = modernServer({ "tools/list": () => Effect.zipRight(Deferred.await(gate), ok(toolsPage(0))) })
+      const server = modernServer({ "tools/list": () => Effect.andThen(Deferred.await(gate), ok(toolsPage(0))) })
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(client.listTools()))
-          yield* Effect.yieldNow()
+          const fibers = yield* Effect.forEach([1, 2, 3], () => Effect.forkChild(client.listTools()))
+          yield* Effect.yieldNow
           yield* Deferred.succeed(gate, undefined)
           yield* Fiber.joinAll(fibers)
         }))
@@ -187,8 +186,8 @@ describe("progress", () => {
       })
       const dropped = yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
-          const diagnostics = yield* client.diagnostics.pipe(Stream.take(2), Stream.runCollect, Effect.fork)
-          yield* Effect.yieldNow()
+          const diagnostics = yield* client.diagnostics.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
+          yield* Effect.yieldNow
           yield* client.callTool("long", {}, { toolCallId: "call_1" })
           const afterResult = reports.length
           // A late report for the finished call is dropped.
@@ -197,7 +196,7 @@ describe("progress", () => {
           const tokens = server.requests("tools/call").map((m) => metaOf(m)["progressToken"])
           assert.notStrictEqual(tokens[0], tokens[1])
           assert.notStrictEqual(tokens[0], server.requests("tools/call")[0]?.["id"])
-          return Chunk.toReadonlyArray(yield* Fiber.join(diagnostics)).map((d) => d._tag)
+          return (yield* Fiber.join(diagnostics)).map((d) => d._tag)
         }), { onProgress: (report) => void reports.push(report) })
       assert.deepStrictEqual(reports.slice(0, 3), [
         { toolCallId: "call_1", progress: 1, total: 3 },
@@ -249,7 +248,10 @@ describe("progress", () => {
       const fiber = yield* withClient(server.layer, (client) => client.callTool("slow"), {
         requestTimeout: "1 second",
         resetTimeoutOnProgress: true
-      }).pipe(Effect.fork)
+      }).pipe(Effect.delay("1 millis"), Effect.forkChild)
+      // Started from the clock: this adjust runs the call until it waits (TestClock gives a forked fiber one
+      // scheduler turn before it moves time); the call's own times are then as before, from 1 ms on.
+      yield* TestClock.adjust("1 millis")
       for (let i = 0; i < 4; i++) yield* TestClock.adjust("800 millis")
       const result = yield* Fiber.join(fiber)
       assert.deepStrictEqual(result.content, [])
@@ -280,7 +282,7 @@ describe("logging", () => {
   it.effect("legacy: logging/setLevel once after initialize when the server has logging", () =>
     Effect.gen(function*() {
       const server = legacyServer({ "logging/setLevel": () => ok({}), "tools/list": () => ok(toolsPage()) })
-      yield* withClient(server.layer, (client) => Effect.zipRight(client.listTools(), client.listTools()), {
+      yield* withClient(server.layer, (client) => Effect.andThen(client.listTools(), client.listTools()), {
         logLevel: "warning"
       })
       const methods = server.received.map((m) => m["method"])
@@ -317,10 +319,14 @@ describe("listen", () => {
         Effect.gen(function*() {
           const subscription = yield* client.listen({ toolsListChanged: true, resourceSubscriptions: ["x"] })
           const first = yield* subscription.notifications.pipe(Stream.take(1), Stream.runCollect)
-          return { acknowledged: subscription.acknowledged, first: Chunk.toReadonlyArray(first) }
+          return { acknowledged: subscription.acknowledged, first }
         }).pipe(Effect.scoped))
       assert.deepStrictEqual(got.acknowledged, { toolsListChanged: true })
       assert.deepStrictEqual(got.first.map((n) => n.method), ["notifications/tools/list_changed"])
+      // The in-memory server handles each message on a fiber of its own: let it see the cancellation.
+      for (let i = 0; i < 100 && !server.received.some((m) => m["method"] === "notifications/cancelled"); i++) {
+        yield* Effect.yieldNow
+      }
       const cancelled = server.received.find((m) => m["method"] === "notifications/cancelled")
       assert.strictEqual(paramsOf(cancelled)["requestId"], server.requests("subscriptions/listen")[0]?.["id"])
     }))

@@ -3,8 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import { modernServer, ok, silent } from "./fixtures/memoryServer.js"
 
 const withClient = <A, E>(
@@ -16,7 +15,7 @@ const withClient = <A, E>(
 const tools = { resultType: "complete", tools: [{ name: "echo", inputSchema: { type: "object" } }], ttlMs: 60_000 }
 
 /** Let forked fibers run up to their next wait. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 describe("deadlines are each caller's own", () => {
   it.effect("a 1 s listTools joining a 60 s fetch already in flight times out at 1 s; the fetch goes on", () =>
@@ -25,16 +24,16 @@ describe("deadlines are each caller's own", () => {
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const patient = yield* Effect.fork(client.listTools())
+          const patient = yield* Effect.forkChild(client.listTools())
           yield* settle
-          const hurried = yield* Effect.fork(client.listTools({ timeout: "1 second" }))
+          const hurried = yield* Effect.forkChild(client.listTools({ timeout: "1 second" }))
           yield* settle
           yield* TestClock.adjust("1 second")
           const error = yield* Fiber.join(hurried).pipe(Effect.flip)
           assert.deepInclude(error, { _tag: "McpTimeoutError", method: "tools/list", limit: "request", timeoutMillis: 1000 })
           // One request on the wire, still waited for by the first caller.
           assert.strictEqual(server.requests("tools/list").length, 1)
-          assert.isTrue(Option.isNone(yield* Fiber.poll(patient)))
+          assert.isUndefined(patient.pollUnsafe())
           yield* TestClock.adjust("59 seconds")
           const late = yield* Fiber.join(patient).pipe(Effect.flip)
           assert.deepInclude(late, { _tag: "McpTimeoutError", timeoutMillis: 60_000 })
@@ -44,14 +43,14 @@ describe("deadlines are each caller's own", () => {
   it.effect("interrupting the first of two callers sharing a fetch leaves the second its answer", () =>
     Effect.gen(function*() {
       const server = modernServer({
-        "tools/list": () => Effect.zipRight(Effect.sleep("10 seconds"), ok(tools))
+        "tools/list": () => Effect.andThen(Effect.sleep("10 seconds"), ok(tools))
       })
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const first = yield* Effect.fork(client.listTools())
+          const first = yield* Effect.forkChild(client.listTools())
           yield* settle
-          const second = yield* Effect.fork(client.listTools())
+          const second = yield* Effect.forkChild(client.listTools())
           yield* settle
           yield* Fiber.interrupt(first)
           yield* TestClock.adjust("10 seconds")
@@ -70,8 +69,8 @@ describe("deadlines are each caller's own", () => {
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const first = yield* Effect.fork(client.listTools())
-          const second = yield* Effect.fork(client.listTools())
+          const first = yield* Effect.forkChild(client.listTools())
+          const second = yield* Effect.forkChild(client.listTools())
           yield* settle
           yield* Fiber.interrupt(first)
           yield* Fiber.interrupt(second)
@@ -79,7 +78,7 @@ describe("deadlines are each caller's own", () => {
           const cancelled = server.received.filter((m) => m["method"] === "notifications/cancelled")
           assert.strictEqual(cancelled.length, 1)
           // A later caller starts afresh.
-          const third = yield* Effect.fork(client.listTools({ timeout: "1 second" }))
+          const third = yield* Effect.forkChild(client.listTools({ timeout: "1 second" }))
           yield* settle
           yield* TestClock.adjust("1 second")
           assert.deepInclude(yield* Fiber.join(third).pipe(Effect.flip), { _tag: "McpTimeoutError" })
@@ -103,20 +102,20 @@ describe("deadlines are each caller's own", () => {
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const call = yield* Effect.fork(client.callTool("slow", {}, { timeout: "5 seconds" }))
+          const call = yield* Effect.forkChild(client.callTool("slow", {}, { timeout: "5 seconds" }))
           yield* settle
           // Reports every 4 s keep a 5 s timeout alive past 5 s ...
           for (let i = 0; i < 3; i++) {
             yield* TestClock.adjust("4 seconds")
             yield* settle
           }
-          assert.isTrue(Option.isNone(yield* Fiber.poll(call)))
+          assert.isUndefined(call.pollUnsafe())
           // ... until the hard limit.
           yield* TestClock.adjust("4 seconds")
           const error = yield* Fiber.join(call).pipe(Effect.flip)
           assert.deepInclude(error, { _tag: "McpTimeoutError", limit: "request", timeoutMillis: 15_000 })
 
-          const overall = yield* Effect.fork(
+          const overall = yield* Effect.forkChild(
             client.callTool("slow", {}, { timeout: "1 minute", overallTimeout: "3 seconds" })
           )
           yield* settle

@@ -1,6 +1,7 @@
 /** The testing kit's README example, verbatim: a user-style test written only against the kit, with TestClock. */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, TestClock } from "effect"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { McpClient, McpTestServer } from "@mcp-effect/client"
 
 // The code under test depends on McpClient only.
@@ -39,7 +40,13 @@ describe("deploy", () => {
 
   it.effect("times out on the TestClock", () =>
     Effect.gen(function*() {
-      const fiber = yield* deploy("slow").pipe(Effect.flip, Effect.provide(server.layer()), Effect.fork)
+      // Started from the clock, so that TestClock.adjust runs the call until it waits before moving time.
+      const fiber = yield* deploy("slow").pipe(
+        Effect.flip,
+        Effect.provide(server.layer()),
+        Effect.delay("1 millis"),
+        Effect.forkChild
+      )
       yield* TestClock.adjust("11 seconds")
       assert.strictEqual((yield* Fiber.join(fiber))._tag, "McpTimeoutError")
     }))

@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import { exchange, receive } from "./fixtures/connection.js"
 
 // The code under test: it depends on McpClient only.
@@ -79,7 +79,9 @@ describe("McpTestServer", () => {
       const fiber = yield* McpClient.callTool("slow", {}, { timeout: "5 seconds" }).pipe(
         Effect.flip,
         Effect.provide(kit.layer()),
-        Effect.fork
+        // Started from the clock: TestClock.adjust runs the call until it waits before moving time.
+        Effect.delay("1 millis"),
+        Effect.forkChild
       )
       yield* TestClock.adjust("6 seconds")
       const error = yield* Fiber.join(fiber)
@@ -112,7 +114,7 @@ describe("McpTestServer", () => {
 })
 
 describe("McpTestServer on the wire", () => {
-  it.scoped("a requestState it never issued is a JSON-RPC error, not a crash of the server", () =>
+  it.effect("a requestState it never issued is a JSON-RPC error, not a crash of the server", () =>
     Effect.gen(function*() {
       const { transport } = McpTestServer.make({
         tools: [McpTestServer.tool({ name: "echo", handler: () => Effect.succeed("ok") })]

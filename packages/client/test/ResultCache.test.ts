@@ -4,7 +4,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 
 const key = (authContext = "me", params = "null"): ResultCache.CacheKey => ({
   namespace: "server",
@@ -74,8 +74,8 @@ describe("ResultCache (isolated)", () => {
       const cache = yield* ResultCache.make()
       const gate = yield* Deferred.make<void>()
       const slow = Deferred.await(gate).pipe(Effect.as({ value: "old", ttlMs: 60_000, cacheScope: undefined }))
-      const fiber = yield* Effect.fork(cache.get(key(), slow))
-      yield* Effect.yieldNow()
+      const fiber = yield* Effect.forkChild(cache.get(key(), slow))
+      yield* Effect.yieldNow
       yield* cache.invalidate({ namespace: "server", method: "tools/list" })
       yield* Deferred.succeed(gate, undefined)
       assert.strictEqual(yield* Fiber.join(fiber), "old")
@@ -95,9 +95,9 @@ describe("ResultCache (isolated)", () => {
           Effect.onInterrupt(() => Effect.sync(() => void (stopped = true)))
         )
       })
-      const first = yield* Effect.fork(cache.get(key(), slow))
-      const second = yield* Effect.fork(cache.get(key(), slow))
-      yield* Effect.repeatN(Effect.yieldNow(), 5)
+      const first = yield* Effect.forkChild(cache.get(key(), slow))
+      const second = yield* Effect.forkChild(cache.get(key(), slow))
+      yield* Effect.repeat(Effect.yieldNow, { times: 5 })
       yield* Fiber.interrupt(first)
       assert.isFalse(stopped)
       yield* Deferred.succeed(gate, undefined)
@@ -113,13 +113,13 @@ describe("ResultCache (isolated)", () => {
           Effect.onInterrupt(() => Effect.sync(() => void (stopped = true)))
         )
       })
-      const a = yield* Effect.fork(cache.get(key("me", "x"), hanging))
-      const b = yield* Effect.fork(cache.get(key("me", "x"), hanging))
-      yield* Effect.repeatN(Effect.yieldNow(), 5)
+      const a = yield* Effect.forkChild(cache.get(key("me", "x"), hanging))
+      const b = yield* Effect.forkChild(cache.get(key("me", "x"), hanging))
+      yield* Effect.repeat(Effect.yieldNow, { times: 5 })
       yield* Fiber.interrupt(a)
       yield* Fiber.interrupt(b)
-      yield* Effect.repeatN(Effect.yieldNow(), 5)
+      yield* Effect.repeat(Effect.yieldNow, { times: 5 })
       assert.isTrue(stopped)
-      assert.isTrue(Exit.isInterrupted(yield* Fiber.await(b)))
+      assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(b)))
     }))
 })

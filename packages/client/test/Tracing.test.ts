@@ -24,7 +24,7 @@ const memoryTracer = () => {
   const spans: Array<Recorded> = []
   let next = 0
   const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
+    span: ({ annotations, kind, links, name, parent, startTime }) => {
       const spanId = `span-${++next}`
       const record: Recorded = {
         name,
@@ -41,7 +41,7 @@ const memoryTracer = () => {
         spanId,
         traceId: "trace-1",
         parent,
-        context,
+        annotations,
         status: { _tag: "Started", startTime },
         attributes: record.attributes,
         links,
@@ -57,8 +57,7 @@ const memoryTracer = () => {
         addLinks: () => undefined
       }
       return span
-    },
-    context: (f) => f()
+    }
   })
   return { spans, tracer }
 }
@@ -119,8 +118,7 @@ describe("tracing", () => {
     Effect.gen(function*() {
       const { spans, tracer } = memoryTracer()
       const histogram = McpClient.operationDuration.pipe(
-        Metric.tagged("mcp.method.name", "tools/call"),
-        Metric.tagged("error.type", "-32603")
+        Metric.withAttributes({ "mcp.method.name": "tools/call", "error.type": "-32603" })
       )
       const before = (yield* Metric.value(histogram)).count
       yield* McpClient.callTool("explode").pipe(
