@@ -202,8 +202,11 @@ export const childEnvironment: (options: StdioOptions) => Record<string, string>
 /**
  * A transport that spawns the server as a child process (`effect/process`: provide a `ChildProcessSpawner`, e.g.
  * `NodeServices.layer`) and frames newline-delimited JSON over its stdio. The server runs in a process group
- * of its own. Shutdown follows the spec: close stdin, wait; SIGTERM to the group, wait; SIGKILL; then whatever
- * is left of the group (children of a server that exited by itself) is ended the same way.
+ * of its own, which the spawner owns. Shutdown follows the spec: close stdin, wait; SIGTERM to the group, wait;
+ * SIGKILL; then whatever is left of the group (children of a server that exited by itself) is ended the same
+ * way. That happens when the scope closes: run the program with `NodeRuntime.runMain` (or another `runMain`),
+ * which closes it when this process is told to stop. (`NodeMcpClient.layerStdio` also ends its servers' groups
+ * on a signal that nothing else handles, and on exit.)
  *
  * @since 0.1.0
  * @category layers

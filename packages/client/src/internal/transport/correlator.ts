@@ -110,10 +110,14 @@ export class Correlator {
     }
   }
 
-  /** Fail everything in flight with the reason the connection ended (the first reason wins). */
-  end(reason: Ended): Ended {
+  /**
+   * Fail everything in flight with the reason the connection ended (the first reason wins). `announce` is told
+   * that reason first: a caller resumes right here, on this stack, and must already find the connection ended.
+   */
+  end(reason: Ended, announce: (first: Ended) => void): Ended {
     if (this.endedWith === undefined) this.endedWith = reason
     const first = this.endedWith
+    announce(first)
     for (const entry of this.pending.values()) this.settle(entry, Exit.fail(first))
     return first
   }

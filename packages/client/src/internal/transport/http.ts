@@ -170,16 +170,22 @@ const answers = (message: unknown, request: Request | undefined): boolean => {
   return id === request.id || ((id === undefined || id === null) && isRecord(message["error"]))
 }
 
-/** Hand a parsed value over; `true` when it holds the answer to `request`. */
+/**
+ * Hand a parsed value over; `true` when it holds the answer to `request`. The request is marked answered before
+ * its answer is handed over: its caller resumes on this stack and closes the request's scope, which must then
+ * leave the response to finish on its own rather than abort it.
+ */
 const deliverValue = (state: State, value: unknown, request: Request | undefined, status: number | undefined) => {
   const meta: MessageMeta | undefined = request === undefined ? undefined : { httpStatus: status, inReplyTo: request.id }
   const messages = Array.isArray(value) ? value : [value]
   let answered = false
   for (const message of messages) {
-    if (answers(message, request)) answered = true
+    if (request !== undefined && answers(message, request)) {
+      answered = true
+      request.answered = true
+    }
     state.receiver.message(message, meta)
   }
-  if (answered && request !== undefined) request.answered = true
   return answered
 }
 

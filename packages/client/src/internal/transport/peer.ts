@@ -89,7 +89,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     const scoped = connection.scopedSend !== false
 
     const write = (message: OutboundMessage, context: SendContext) => connection.send(message, context)
-    const end = (reason: Ended) => Effect.suspend(() => Deferred.succeed(ended, correlator.end(reason)))
+    const end = (reason: Ended) =>
+      Effect.sync(() => void correlator.end(reason, (first) => Deferred.doneUnsafe(ended, Exit.succeed(first))))
 
     const cancel = (entry: Pending): Effect.Effect<void> => {
       const context = entry.options.context
