@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import * as Deferred from "effect/Deferred"
 import * as Fiber from "effect/Fiber"
 import * as Limiter from "../src/internal/limiter.js"
@@ -18,7 +18,7 @@ describe("reconnect gate (item 8)", () => {
           yield* Effect.sleep(yield* gate.delay(Duration.zero))
           reconnects++
         }
-      }).pipe(Effect.fork)
+      }).pipe(Effect.forkChild)
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual(reconnects, 20, "the floor: one per 500 ms")
       yield* TestClock.adjust("590 seconds")
@@ -39,12 +39,12 @@ describe("hook limiter (item 9)", () => {
       const limiter = Limiter.make(1)
       const order: Array<string> = []
       const gate = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(limiter.withPermit(Deferred.await(gate)))
-      yield* Effect.yieldNow()
-      const quitter = yield* Effect.fork(limiter.withPermit(Effect.sync(() => order.push("quitter"))))
-      const first = yield* Effect.fork(limiter.withPermit(Effect.sync(() => order.push("first"))))
-      const second = yield* Effect.fork(limiter.withPermit(Effect.sync(() => order.push("second"))))
-      yield* Effect.yieldNow()
+      const holder = yield* Effect.forkChild(limiter.withPermit(Deferred.await(gate)))
+      yield* Effect.yieldNow
+      const quitter = yield* Effect.forkChild(limiter.withPermit(Effect.sync(() => order.push("quitter"))))
+      const first = yield* Effect.forkChild(limiter.withPermit(Effect.sync(() => order.push("first"))))
+      const second = yield* Effect.forkChild(limiter.withPermit(Effect.sync(() => order.push("second"))))
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(quitter)
       assert.deepStrictEqual(order, [])
       yield* Deferred.succeed(gate, undefined)

@@ -16,8 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
-import * as TestContext from "effect/TestContext"
+import { TestClock } from "effect/testing"
 import fc from "fast-check"
 
 type Json = unknown
@@ -263,10 +262,10 @@ const run = (client: McpClient.Service, c: Call): Effect.Effect<unknown, unknown
 const unacceptable = (exit: Exit.Exit<unknown, unknown>): string | undefined => {
   if (Exit.isSuccess(exit)) return undefined
   const cause = exit.cause
-  if (Option.isSome(Cause.dieOption(cause))) return `defect: ${Cause.pretty(cause)}`
+  if (Cause.hasDies(cause)) return `defect: ${Cause.pretty(cause)}`
   // A failure may come with the interruption of sibling work it cut short (e.g. input requests served in
   // parallel): what the caller sees is the failure.
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isNone(failure)) return `no failure (interrupted?): ${Cause.pretty(cause)}`
   return McpError.isMcpClientError(failure.value) ? undefined : `untagged failure: ${String(failure.value)}`
 }
@@ -278,27 +277,27 @@ const play = (s: Scenario) =>
     )
     const context = yield* Layer.build(layer)
     const client = Context.get(context, McpClient.McpClient)
-    const fibers = yield* Effect.forEach(s.calls, (c) => Effect.fork(Effect.exit(run(client, c))))
+    const fibers = yield* Effect.forEach(s.calls, (c) => Effect.forkChild(Effect.exit(run(client, c))))
     // Ten minutes of TestClock time, a second at a time: every timeout in play has passed many times over.
     for (let tick = 0; tick < 600 && !(yield* allDone(fibers)); tick++) yield* TestClock.adjust("1 second")
     const problems: Array<string> = []
     for (const [index, fiber] of fibers.entries()) {
-      const polled = yield* Fiber.poll(fiber)
-      if (Option.isNone(polled)) {
+      const polled = fiber.pollUnsafe()
+      if (polled === undefined) {
         problems.push(`call ${index} (${s.calls[index]?.op}) never settled`)
         continue
       }
-      const exit = Exit.flatten(polled.value)
+      const exit = Exit.isSuccess(polled) ? polled.value : Exit.failCause(polled.cause)
       const outcome = Exit.isSuccess(exit)
         ? "success"
-        : Option.match(Cause.failureOption(exit.cause), { onNone: () => "other", onSome: tagOf })
+        : Option.match(Cause.findErrorOption(exit.cause), { onNone: () => "other", onSome: tagOf })
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
       const problem = unacceptable(exit)
       if (problem !== undefined) problems.push(`call ${index} (${s.calls[index]?.op}): ${problem}`)
     }
     yield* Effect.forEach(fibers, Fiber.interrupt, { discard: true })
     return problems
-  }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext))
+  }).pipe(Effect.scoped, Effect.provide(TestClock.layer()))
 
 /** What the calls of every run ended with, so the test can show it exercised both outcomes. */
 const outcomes = new Map<string, number>()
@@ -306,7 +305,7 @@ const tagOf = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : "untagged"
 
 const allDone = (fibers: ReadonlyArray<Fiber.Fiber<unknown>>) =>
-  Effect.map(Effect.forEach(fibers, Fiber.poll), (polls) => polls.every(Option.isSome))
+  Effect.sync(() => fibers.every((fiber) => fiber.pollUnsafe() !== undefined))
 
 const runs = Number(process.env["MCP_FUZZ_RUNS"] ?? "60")
 const seed = process.env["MCP_FUZZ_SEED"] === undefined ? undefined : Number(process.env["MCP_FUZZ_SEED"])

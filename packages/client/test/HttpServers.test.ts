@@ -18,7 +18,7 @@ const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
   result.content.map((block) => (block as { text?: string }).text ?? "").join("")
 
 describe("server-everything over Streamable HTTP (legacy)", () => {
-  it.scopedLive("tools, progress, and a server request on the GET stream answered by POST", () =>
+  it.live("tools, progress, and a server request on the GET stream answered by POST", () =>
     Effect.gen(function*() {
       // It listens on a fixed port on every interface; the preload moves it to 127.0.0.1 on a free port.
       const url = yield* launch(process.execPath, ["--import", loopback, everything, "streamableHttp"])
@@ -47,7 +47,7 @@ describe("server-everything over Streamable HTTP (legacy)", () => {
 })
 
 describe("the official SDK 2.x server over Streamable HTTP", () => {
-  it.scopedLive("both eras offered: modern; progress, cancellation, input rounds and a listen stream", () =>
+  it.live("both eras offered: modern; progress, cancellation, input rounds and a listen stream", () =>
     Effect.gen(function*() {
       const url = yield* launch(process.execPath, [official, "--http", "--port", "0", "--era", "both"])
       const progress: Array<number> = []
@@ -75,7 +75,7 @@ describe("the official SDK 2.x server over Streamable HTTP", () => {
       assert.include((yield* client.listTools()).map((tool) => tool.name), "extra")
     }))
 
-  it.scopedLive("a legacy-only server: initialize, a session, server requests on the POST stream, the GET stream", () =>
+  it.live("a legacy-only server: initialize, a session, server requests on the POST stream, the GET stream", () =>
     Effect.gen(function*() {
       const url = yield* launch(process.execPath, [official, "--http", "--port", "0", "--era", "legacy"])
       const logs: Array<string> = []

@@ -9,7 +9,7 @@ import { exchange, receive } from "./fixtures/connection.js"
 import { connectHttp, json, result, scripted } from "./fixtures/httpServer.js"
 
 describe("tasks over HTTP", () => {
-  it.scopedLive("tasks/get, tasks/update and tasks/cancel carry Mcp-Name = taskId", () =>
+  it.live("tasks/get, tasks/update and tasks/cancel carry Mcp-Name = taskId", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => json(res, 200, result(seen, { resultType: "complete" })))
       const connection = yield* connectHttp(server.url)

@@ -24,7 +24,7 @@ const badTool = {
 }
 
 describe("x-mcp-header over modern HTTP", () => {
-  it.scopedLive("mirrors marked arguments, omits absent ones, and leaves invalid tools out", () =>
+  it.live("mirrors marked arguments, omits absent ones, and leaves invalid tools out", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => {
         switch (seen.json?.["method"]) {
@@ -51,7 +51,7 @@ describe("x-mcp-header over modern HTTP", () => {
       assert.strictEqual(server.requests("tools/list").length, 1)
     }))
 
-  it.scopedLive("a -32020 header mismatch lists the tools again and retries once", () =>
+  it.live("a -32020 header mismatch lists the tools again and retries once", () =>
     Effect.gen(function*() {
       let lists = 0
       const server = yield* scripted((seen, res) => {

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import type { McpSchema, McpTransport } from "@mcp-effect/client"
 import type { IncomingHttpHeaders, ServerResponse } from "node:http"
 import { exchange, receive } from "./fixtures/connection.js"
@@ -50,7 +49,7 @@ const modernServer = (onCall?: (seen: Seen, res: ServerResponse) => unknown) =>
   })
 
 describe("modern Streamable HTTP", () => {
-  it.scopedLive("sends exactly the headers the spec asks for, with unsafe names encoded", () =>
+  it.live("sends exactly the headers the spec asks for, with unsafe names encoded", () =>
     Effect.gen(function*() {
       const server = yield* modernServer()
       const client = yield* makeClient(server.url)
@@ -82,7 +81,7 @@ describe("modern Streamable HTTP", () => {
       }
     }))
 
-  it.scopedLive("Mcp-Name for resources/read and prompts/get; caller headers and the message's own headers", () =>
+  it.live("Mcp-Name for resources/read and prompts/get; caller headers and the message's own headers", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => json(res, 200, result(seen, { resultType: "complete", contents: [] })))
       const connection = yield* connectHttp(server.url, { headers: { Authorization: "Bearer t0k", Accept: "text/html" } })
@@ -117,7 +116,7 @@ describe("modern Streamable HTTP", () => {
       assert.deepStrictEqual(frames.map((frame) => (frame as { id: unknown }).id), [1, 2, 3])
     }))
 
-  it.scopedLive("an SSE response: keep-alives and empty events ignored, notifications delivered before the result", () =>
+  it.live("an SSE response: keep-alives and empty events ignored, notifications delivered before the result", () =>
     Effect.gen(function*() {
       const server = yield* modernServer((seen, res) => {
         const token = (seen.json?.["params"] as { _meta: Record<string, unknown> })._meta["progressToken"]
@@ -136,7 +135,7 @@ describe("modern Streamable HTTP", () => {
       assert.deepStrictEqual(progress, [1, 2])
     }))
 
-  it.scopedLive("an answered SSE stream is left to end on its own: its kept-alive connection serves the next call", () =>
+  it.live("an answered SSE stream is left to end on its own: its kept-alive connection serves the next call", () =>
     Effect.gen(function*() {
       const sockets = new Set<unknown>()
       const server = yield* scripted((seen, res, req) => {
@@ -156,7 +155,7 @@ describe("modern Streamable HTTP", () => {
       assert.isAtMost(sockets.size, 2)
     }))
 
-  it.scopedLive("answered streams the server never ends: at most 16 are kept, the oldest cancelled, all at close", () =>
+  it.live("answered streams the server never ends: at most 16 are kept, the oldest cancelled, all at close", () =>
     Effect.gen(function*() {
       const server = yield* modernServer((seen, res) => {
         openSse(res)
@@ -177,7 +176,7 @@ describe("modern Streamable HTTP", () => {
       )
     }))
 
-  it.scopedLive("cancellation closes the response stream; no notifications/cancelled is sent", () =>
+  it.live("cancellation closes the response stream; no notifications/cancelled is sent", () =>
     Effect.gen(function*() {
       const server = yield* modernServer((_, res) => {
         openSse(res)
@@ -190,7 +189,7 @@ describe("modern Streamable HTTP", () => {
       const closed = yield* Effect.promise(() => call!.closed.then(() => true)).pipe(Effect.timeout("2 seconds"))
       assert.isTrue(closed)
       // An interrupt without a timeout closes the stream too.
-      const fiber = yield* Effect.fork(client.callTool("hang"))
+      const fiber = yield* Effect.forkChild(client.callTool("hang"))
       yield* eventually(() => server.requests("tools/call").length === 2, "the second call")
       yield* Fiber.interrupt(fiber)
       yield* Effect.promise(() => server.requests("tools/call")[1]!.closed).pipe(Effect.timeout("2 seconds"))
@@ -198,7 +197,7 @@ describe("modern Streamable HTTP", () => {
       assert.deepStrictEqual(server.requests("notifications/cancelled"), [])
     }))
 
-  it.scopedLive("a stream that breaks before the response fails the call at once with McpServerGoneError; the next call works", () =>
+  it.live("a stream that breaks before the response fails the call at once with McpServerGoneError; the next call works", () =>
     Effect.gen(function*() {
       let calls = 0
       const server = yield* modernServer((seen, res) => {
@@ -233,7 +232,7 @@ describe("modern Streamable HTTP", () => {
       assert.deepStrictEqual(answer.content, [{ type: "text", text: "fine" }])
     }))
 
-  it.scopedLive("HTTP failures: JSON-RPC bodies are protocol errors with their status; other failures are transport errors", () =>
+  it.live("HTTP failures: JSON-RPC bodies are protocol errors with their status; other failures are transport errors", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => {
         const name = (seen.json?.["params"] as { name?: string } | undefined)?.name
@@ -276,26 +275,26 @@ describe("modern Streamable HTTP", () => {
       assert.deepInclude(noBody, { _tag: "McpTransportError", status: 202 })
     }))
 
-  it.scoped("fetchTimeout bounds the wait for the response headers (virtual time)", () =>
+  it.effect("fetchTimeout bounds the wait for the response headers (virtual time)", () =>
     Effect.gen(function*() {
       const server = yield* scripted(() => undefined) // never answers
       const connection = yield* connectHttp(server.url, { fetchTimeout: "2 seconds" })
       const inbox = yield* receive(connection)
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         exchange(connection, inbox, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { era: "modern", protocolVersion: MODERN }).pipe(
-          Effect.flatMap((received) => received._tag === "Failed" ? Effect.fail(received.error) : Effect.dieMessage("answered"))
+          Effect.flatMap((received) => received._tag === "Failed" ? Effect.fail(received.error) : Effect.die(new Error("answered")))
         )
       )
       yield* eventually(() => server.seen.length === 1, "the POST")
       yield* TestClock.adjust("1999 millis")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "McpTransportError", reason: "Http" })
       assert.match(error.message, /tools\/list: no HTTP response from .* within 2s/)
     }))
 
-  it.scopedLive("responses are never POSTed to a modern server", () =>
+  it.live("responses are never POSTed to a modern server", () =>
     Effect.gen(function*() {
       const server = yield* scripted((_, res) => accepted(res))
       const connection = yield* connectHttp(server.url)
@@ -305,7 +304,7 @@ describe("modern Streamable HTTP", () => {
       assert.isUndefined(server.seen[0]!.headers["mcp-method"])
     }))
 
-  it.scopedLive("a server that cannot be reached is a transport error without a status, never the legacy fallback", () =>
+  it.live("a server that cannot be reached is a transport error without a status, never the legacy fallback", () =>
     Effect.gen(function*() {
       const url = yield* Effect.scoped(Effect.map(scripted(() => undefined), (s) => s.url)) // closed again at once
       const client = yield* makeClient(url)
@@ -332,11 +331,11 @@ describe("era detection over HTTP", () => {
         }
       })
       const client = yield* makeClient(server.url, {}, { getStream: false })
-      const era = yield* client.era.pipe(Effect.either)
-      return { era: era._tag === "Right" ? { era: era.right } : { error: era.left }, server }
+      const era = yield* client.era.pipe(Effect.result)
+      return { era: era._tag === "Success" ? { era: era.success } : { error: era.failure }, server }
     })
 
-  it.scopedLive("-32022 with a supported modern version: retried, modern, no initialize", () =>
+  it.live("-32022 with a supported modern version: retried, modern, no initialize", () =>
     Effect.gen(function*() {
       const { era, server } = yield* detect((seen, res, attempt) =>
         attempt === 0
@@ -368,7 +367,7 @@ describe("era detection over HTTP", () => {
     ["400 with a generic -32602", (seen, res) => json(res, 400, rpcError(idOf(seen), -32602, "Invalid params"))]
   ]
   for (const [name, answer] of legacyCases) {
-    it.scopedLive(`legacy on ${name}`, () =>
+    it.live(`legacy on ${name}`, () =>
       Effect.gen(function*() {
         const { era, server } = yield* detect(answer)
         assert.deepStrictEqual(era, { era: "legacy" })
@@ -376,7 +375,7 @@ describe("era detection over HTTP", () => {
       }))
   }
 
-  it.scopedLive("404 with -32601 is a modern server without server/discover", () =>
+  it.live("404 with -32601 is a modern server without server/discover", () =>
     Effect.gen(function*() {
       const { era, server } = yield* detect((seen, res) => json(res, 404, rpcError(idOf(seen), -32601, "Method not found")))
       assert.deepStrictEqual(era, { era: "modern" })
@@ -411,7 +410,7 @@ describe("era detection over HTTP", () => {
     }, { _tag: "McpServerGoneError" }]
   ]
   for (const [name, answer, expected] of errorCases) {
-    it.scopedLive(`raised, not legacy, on ${name}`, () =>
+    it.live(`raised, not legacy, on ${name}`, () =>
       Effect.gen(function*() {
         const { era, server } = yield* detect(answer)
         assert.isTrue("error" in era)
@@ -420,16 +419,16 @@ describe("era detection over HTTP", () => {
       }))
   }
 
-  it.scoped("a probe timeout is an error over HTTP (virtual time)", () =>
+  it.effect("a probe timeout is an error over HTTP (virtual time)", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen) => {
         if (methodOf(seen) !== "server/discover") throw new Error("unexpected")
       })
       const client = yield* makeClient(server.url, { probeTimeout: "5 seconds" })
-      const fiber = yield* Effect.fork(client.era)
+      const fiber = yield* Effect.forkChild(client.era)
       yield* eventually(() => server.requests("server/discover").length === 1, "the probe")
       yield* TestClock.adjust("4999 millis")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "McpTimeoutError", limit: "probe", method: "server/discover" })
@@ -481,7 +480,7 @@ describe("legacy Streamable HTTP", () => {
     )
   }
 
-  it.scopedLive("session id, version header, GET stream with server messages, replies POSTed back, DELETE on close", () =>
+  it.live("session id, version header, GET stream with server messages, replies POSTed back, DELETE on close", () =>
     Effect.gen(function*() {
       const { server } = yield* legacyServer({
         onGet: (_, res) => {
@@ -536,7 +535,7 @@ describe("legacy Streamable HTTP", () => {
       assert.deepStrictEqual(chosen(del!.headers), { "mcp-session-id": "session-1", "mcp-protocol-version": LEGACY })
     }))
 
-  it.scopedLive("405 on GET: no GET stream, and no retries", () =>
+  it.live("405 on GET: no GET stream, and no retries", () =>
     Effect.gen(function*() {
       const { server } = yield* legacyServer()
       const client = yield* makeClient(server.url, {}, { reconnectDelay: "20 millis" })
@@ -545,7 +544,7 @@ describe("legacy Streamable HTTP", () => {
       assert.strictEqual(server.requests("GET").length, 1)
     }))
 
-  it.scopedLive("a GET stream that drops is resumed with Last-Event-ID after the server's retry", () =>
+  it.live("a GET stream that drops is resumed with Last-Event-ID after the server's retry", () =>
     Effect.gen(function*() {
       let gets = 0
       const { server } = yield* legacyServer({
@@ -575,7 +574,7 @@ describe("legacy Streamable HTTP", () => {
       assert.deepStrictEqual(notifications, ["notifications/prompts/list_changed", "notifications/resources/list_changed"])
     }))
 
-  it.scopedLive("a POST stream that ends before the response is resumed with GET + Last-Event-ID after retry", () =>
+  it.live("a POST stream that ends before the response is resumed with GET + Last-Event-ID after retry", () =>
     Effect.gen(function*() {
       let resumedAt = 0
       let closedAt = 0
@@ -614,7 +613,7 @@ describe("legacy Streamable HTTP", () => {
       assert.deepStrictEqual(server.requests("notifications/cancelled"), [])
     }))
 
-  it.scopedLive("a response that comes on the GET stream completes its request", () =>
+  it.live("a response that comes on the GET stream completes its request", () =>
     Effect.gen(function*() {
       let get: ServerResponse | undefined
       const { server } = yield* legacyServer({
@@ -636,7 +635,7 @@ describe("legacy Streamable HTTP", () => {
       yield* Effect.promise(() => server.requests("tools/call")[0]!.closed).pipe(Effect.timeout("2 seconds"))
     }))
 
-  it.scopedLive("a POST stream without event ids cannot be resumed: the call fails at once", () =>
+  it.live("a POST stream without event ids cannot be resumed: the call fails at once", () =>
     Effect.gen(function*() {
       const { server } = yield* legacyServer({
         onCall: (_, res) => {
@@ -651,7 +650,7 @@ describe("legacy Streamable HTTP", () => {
       assert.strictEqual(server.requests("GET").length, 0)
     }))
 
-  it.scopedLive("a 404 to a request with the session id: the call fails, the connection ends, the next call re-initializes", () =>
+  it.live("a 404 to a request with the session id: the call fails, the connection ends, the next call re-initializes", () =>
     Effect.gen(function*() {
       const { live, server } = yield* legacyServer()
       const client = yield* makeClient(server.url, {}, { getStream: false })
@@ -668,7 +667,7 @@ describe("legacy Streamable HTTP", () => {
       // The expired session is not deleted; the live one is, when the client closes.
     }))
 
-  it.scopedLive("cancellation is notifications/cancelled, POSTed with the session", () =>
+  it.live("cancellation is notifications/cancelled, POSTed with the session", () =>
     Effect.gen(function*() {
       const { server } = yield* legacyServer({
         onCall: (_, res) => {

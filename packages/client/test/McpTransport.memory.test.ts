@@ -1,8 +1,9 @@
 import { McpClient, McpTransport } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 
 /** A hand-written fake server that answers `initialize` and `tools/list` and ignores everything else. */
 const ignoresDiscover = (received: Array<string>, options?: McpTransport.MemoryOptions) =>
@@ -46,9 +47,9 @@ describe("the in-memory transport's probe watchdog", () => {
   it.effect("moving the TestClock past the probe timeout still falls back to legacy (the watchdog stays out)", () =>
     Effect.gen(function*() {
       const received: Array<string> = []
-      const fiber = yield* Effect.fork(listTools(ignoresDiscover(received, { probeWatchdog: "10 seconds" })))
+      const fiber = yield* Effect.forkChild(listTools(ignoresDiscover(received, { probeWatchdog: "10 seconds" })))
       yield* TestClock.adjust("5 seconds")
-      const tools = yield* fiber
+      const tools = yield* Fiber.join(fiber)
       assert.deepStrictEqual(tools, [])
       assert.includeMembers(received, ["server/discover", "initialize", "tools/list"])
     }))

@@ -1,18 +1,18 @@
 import { McpTransport, NodeMcpClient } from "@mcp-effect/client"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { messages, receive } from "./fixtures/connection.js"
+import { running, waitFor } from "./fixtures/hostile.js"
 import { isAlive } from "./fixtures/util.js"
 
-/** Both stdio transports: the portable one (`@effect/platform` `Command`) and Node's (`child_process`). */
+/** Both stdio transports: the portable one (`effect/process` `ChildProcess`) and Node's (`child_process`). */
 const transports = [
-  ["platform Command", (options: McpTransport.StdioOptions) => McpTransport.layerStdio(options).pipe(Layer.provide(NodeContext.layer))],
+  ["effect/process ChildProcess", (options: McpTransport.StdioOptions) => McpTransport.layerStdio(options).pipe(Layer.provide(NodeServices.layer))],
   ["Node child_process", NodeMcpClient.layerStdioTransport]
 ] as const
 
@@ -28,20 +28,20 @@ const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): M
 
 
 describe(`stdio transport (${name})`, () => {
-  it.scopedLive("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
+  it.live("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
     Effect.gen(function*() {
       const connection = yield* connect(node("process.stdin.pipe(process.stdout)"))
       const inbox = yield* receive(connection)
       yield* Effect.scoped(connection.send({ jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } }, {}))
       yield* Effect.scoped(connection.send({ jsonrpc: "2.0", method: "n" }, {}))
       const lines = yield* messages(inbox).pipe(Stream.take(2), Stream.runCollect)
-      assert.deepStrictEqual(Chunk.toReadonlyArray(lines), [
+      assert.deepStrictEqual(lines, [
         { jsonrpc: "2.0", id: 1, method: "echo", params: { text: "héllo 世界\nline" } },
         { jsonrpc: "2.0", method: "n" }
       ])
     }))
 
-  it.scopedLive("a server's death ends the connection with its exit code and the last 8 KiB of stderr", () =>
+  it.live("a server's death ends the connection with its exit code and the last 8 KiB of stderr", () =>
     Effect.gen(function*() {
       const connection = yield* connect(
         node("for (let i = 0; i < 2000; i++) process.stderr.write('noise ' + i + '\\n'); process.stderr.write('final words', () => process.exit(3))")
@@ -91,7 +91,7 @@ describe(`stdio transport (${name})`, () => {
         })
         // A JSON array is a batch: its elements are handed over one by one.
         const values = yield* messages(yield* receive(connection)).pipe(Stream.take(3), Stream.runCollect)
-        assert.deepStrictEqual(Chunk.toReadonlyArray(values), ["$HOME", "a b", ";rm -rf /"])
+        assert.deepStrictEqual(values, ["$HOME", "a b", ";rm -rf /"])
       })
     ))
 
@@ -107,12 +107,30 @@ describe(`stdio transport (${name})`, () => {
       const scope = yield* Scope.make()
       const connection = yield* connect(
         node("process.stdin.resume(); process.stdin.on('end', () => { console.log('bye'); process.exit(0) }); console.log(process.pid)")
-      ).pipe(Scope.extend(scope))
-      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.extend(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
+      ).pipe(Scope.provide(scope))
+      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.provide(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
       const started = Date.now()
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(isAlive(pid))
       assert.isBelow(Date.now() - started, 1500)
+    }))
+
+  it.live("a server that exits when stdin closes, leaving a child behind: the child is ended with the group", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const connection = yield* connect(
+        node(
+          "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); " +
+            "console.log(c.pid); process.stdin.resume(); process.stdin.on('end', () => process.exit(0))",
+          { shutdownTimeout: "500 millis" }
+        )
+      ).pipe(Scope.provide(scope))
+      const child = Number(yield* messages(yield* receive(connection).pipe(Scope.provide(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
+      assert.isTrue(running(child))
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* Effect.promise(() => waitFor(() => !running(child), 1000)), "the child is still running")
+      assert.isBelow(Date.now() - started, 3000)
     }))
 
   it.live("a server that ignores stdin close and SIGTERM is SIGKILLed; no child survives", () =>
@@ -122,8 +140,8 @@ describe(`stdio transport (${name})`, () => {
         node("process.on('SIGTERM', () => {}); process.stdin.resume(); console.log(process.pid); setInterval(() => {}, 1000)", {
           shutdownTimeout: "300 millis"
         })
-      ).pipe(Scope.extend(scope))
-      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.extend(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
+      ).pipe(Scope.provide(scope))
+      const pid = Number(yield* messages(yield* receive(connection).pipe(Scope.provide(scope))).pipe(Stream.runHead, Effect.map((o) => o._tag === "Some" ? o.value : 0)))
       assert.isTrue(isAlive(pid))
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(isAlive(pid))

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import * as Peer from "../src/internal/transport/peer.js"
 
 type Json = Record<string, unknown>
@@ -15,7 +15,7 @@ const makePeer = (onMessage: (message: Json, server: McpTransport.MemoryPeer) =>
     const notifications: Array<string> = []
     const diagnostics: Array<McpDiagnostic.McpDiagnostic> = []
     const transport = McpTransport.layerMemory({
-      onMessage: (message, server) => Effect.zipRight(Effect.sync(() => void received.push(message)), onMessage(message, server))
+      onMessage: (message, server) => Effect.andThen(Effect.sync(() => void received.push(message)), onMessage(message, server))
     })
     const service = yield* Effect.provide(McpTransport.McpTransport, transport)
     const connection = yield* service.connect
@@ -29,11 +29,11 @@ const makePeer = (onMessage: (message: Json, server: McpTransport.MemoryPeer) =>
     return { peer, received, notifications, diagnostics }
   })
 
-const options = (timeout: Duration.DurationInput = "60 seconds"): Peer.RequestOptions => ({ timeout: Duration.decode(timeout), context: { era: "legacy" } })
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const options = (timeout: Duration.Input = "60 seconds"): Peer.RequestOptions => ({ timeout: Duration.fromInputUnsafe(timeout), context: { era: "legacy" } })
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 describe("the peer (isolated)", () => {
-  it.scoped("answers are correlated by id, whatever their order", () =>
+  it.effect("answers are correlated by id, whatever their order", () =>
     Effect.gen(function*() {
       const { peer } = yield* makePeer((message, server) =>
         Effect.gen(function*() {
@@ -42,7 +42,7 @@ describe("the peer (isolated)", () => {
           yield* server.send({ jsonrpc: "2.0", id: message["id"], result: { delay } })
         })
       )
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Effect.forEach([30, 10, 20], (delay) => peer.request("echo", { delay }, options()), { concurrency: "unbounded" })
       )
       yield* settle
@@ -50,13 +50,13 @@ describe("the peer (isolated)", () => {
       assert.deepStrictEqual(yield* Fiber.join(fiber), [{ delay: 30 }, { delay: 10 }, { delay: 20 }])
     }))
 
-  it.scoped("a request past its deadline fails with McpTimeoutError on the sweeper, and the server is told", () =>
+  it.effect("a request past its deadline fails with McpTimeoutError on the sweeper, and the server is told", () =>
     Effect.gen(function*() {
       const { peer, received } = yield* makePeer(() => Effect.void)
-      const fiber = yield* Effect.fork(Effect.flip(peer.request("hang", undefined, options("2 seconds"))))
+      const fiber = yield* Effect.forkChild(Effect.flip(peer.request("hang", undefined, options("2 seconds"))))
       yield* settle
       yield* TestClock.adjust("1999 millis")
-      assert.isNull(fiber.unsafePoll())
+      assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       assert.deepInclude(yield* Fiber.join(fiber), { _tag: "McpTimeoutError", method: "hang", timeoutMillis: 2000 })
       yield* settle
@@ -64,10 +64,10 @@ describe("the peer (isolated)", () => {
       assert.deepInclude(cancelled?.["params"] as object, { requestId: received[0]?.["id"] })
     }))
 
-  it.scoped("an interrupted request is forgotten and the server is told", () =>
+  it.effect("an interrupted request is forgotten and the server is told", () =>
     Effect.gen(function*() {
       const { diagnostics, peer, received } = yield* makePeer(() => Effect.void)
-      const fiber = yield* Effect.fork(peer.request("slow", undefined, options()))
+      const fiber = yield* Effect.forkChild(peer.request("slow", undefined, options()))
       yield* settle
       yield* Fiber.interrupt(fiber)
       yield* settle
@@ -75,7 +75,7 @@ describe("the peer (isolated)", () => {
       assert.deepStrictEqual(diagnostics, [])
     }))
 
-  it.scoped("a notification that comes before an answer is handled before its caller resumes", () =>
+  it.effect("a notification that comes before an answer is handled before its caller resumes", () =>
     Effect.gen(function*() {
       const { notifications, peer } = yield* makePeer((message, server) =>
         Effect.gen(function*() {
@@ -87,7 +87,7 @@ describe("the peer (isolated)", () => {
       assert.deepStrictEqual(notifications, ["notifications/progress"])
     }))
 
-  it.scoped("errors become McpProtocolError; bad frames and unmatched answers become diagnostics", () =>
+  it.effect("errors become McpProtocolError; bad frames and unmatched answers become diagnostics", () =>
     Effect.gen(function*() {
       const { diagnostics, peer } = yield* makePeer((message, server) =>
         Effect.gen(function*() {
@@ -109,7 +109,7 @@ describe("the peer (isolated)", () => {
       assert.deepStrictEqual(diagnostics.map((d) => d._tag), ["MalformedFrame", "UnmatchedResponse"])
     }))
 
-  it.scoped("the connection's end fails every request in flight with its reason; later requests fail at once", () =>
+  it.effect("the connection's end fails every request in flight with its reason; later requests fail at once", () =>
     Effect.gen(function*() {
       const { peer } = yield* makePeer((_, server) => server.die("crashed"))
       const error = yield* Effect.flip(peer.request("call", undefined, options()))
@@ -118,7 +118,7 @@ describe("the peer (isolated)", () => {
       assert.deepInclude(yield* Effect.flip(peer.request("again", undefined, options())), { _tag: "McpServerGoneError" })
     }))
 
-  it.scoped("server pings are answered by the peer itself", () =>
+  it.effect("server pings are answered by the peer itself", () =>
     Effect.gen(function*() {
       const { peer, received } = yield* makePeer((message, server) =>
         message["method"] === "call"
@@ -129,7 +129,7 @@ describe("the peer (isolated)", () => {
           })
           : Effect.void
       )
-      const fiber = yield* Effect.fork(peer.request("call", undefined, options()))
+      const fiber = yield* Effect.forkChild(peer.request("call", undefined, options()))
       yield* settle
       yield* TestClock.adjust("10 millis")
       yield* Fiber.join(fiber)

@@ -6,9 +6,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import { isAlive, textOf } from "./fixtures/util.js"
@@ -61,11 +60,11 @@ describe("era branches over stdio", () => {
   it.effect("legacy-silent: a real process that never answers the probe is legacy after probeTimeout (TestClock)", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const fiber = yield* Effect.fork(client.era)
+      const fiber = yield* Effect.forkChild(client.era)
       // Let the probe reach the server and arm its timer before moving the clock.
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
       yield* TestClock.adjust("4 seconds")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 second")
       assert.strictEqual(yield* Fiber.join(fiber), "legacy")
     }).pipe(Effect.provide(scripted(["--mode", "legacy-silent"]))))
@@ -122,7 +121,7 @@ describe("the connection over stdio", () => {
   it.live("garbage lines are diagnostics; every request still gets its answer", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const diagnostics = yield* client.diagnostics.pipe(Stream.take(4), Stream.runCollect, Effect.fork)
+      const diagnostics = yield* client.diagnostics.pipe(Stream.take(4), Stream.runCollect, Effect.forkChild)
       const results = yield* Effect.forEach(["a", "b", "c"], (t) => client.callTool("echo", { text: t }), {
         concurrency: "unbounded"
       })
@@ -135,7 +134,7 @@ describe("the connection over stdio", () => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.era
-      const slow = yield* Effect.fork(client.callTool("slow", { ms: 5000 }))
+      const slow = yield* Effect.forkChild(client.callTool("slow", { ms: 5000 }))
       yield* Effect.sleep("50 millis")
       const started = Date.now()
       const died = yield* client.callTool("die", {}).pipe(Effect.flip)
@@ -170,7 +169,7 @@ describe("the connection over stdio", () => {
       const sent = yield* Deferred.make<void>()
       const fiber = yield* client.callTool("slow", { ms: 60_000 }, { timeout: "3 seconds" }).pipe(
         Effect.flip,
-        Effect.fork
+        Effect.forkChild
       )
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
       yield* Deferred.succeed(sent, undefined)
@@ -314,7 +313,7 @@ describe("listen across a restart", () => {
       yield* Effect.scoped(
         Effect.gen(function*() {
           const subscription = yield* client.listen({ toolsListChanged: true })
-          const received = yield* subscription.notifications.pipe(Stream.take(2), Stream.runCollect, Effect.fork)
+          const received = yield* subscription.notifications.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
           assert.include(textOf(yield* client.callTool("list_changed", { kind: "tools" })), "notified 1")
           yield* client.callTool("die", {}).pipe(Effect.flip)
           // The next call restarts the server; the subscription comes back on the new process.
