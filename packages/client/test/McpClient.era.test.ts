@@ -5,10 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Chunk from "effect/Chunk"
-import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import {
   fail,
   LEGACY_INITIALIZE,
@@ -32,6 +30,12 @@ const withClient = <A, E>(
 ) => Effect.flatMap(McpClient.McpClient, f).pipe(Effect.provide(clientOf(transport, options)))
 
 const tools = { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
+
+/**
+ * Let forked fibers run up to their next wait. Effect 3's `TestClock.adjust` waited for them; Effect 4's does not,
+ * so a test lets them reach their deadline before moving the clock.
+ */
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 describe("era resolution", () => {
   it.effect("a DiscoverResult means modern, and every request carries the full envelope", () =>
@@ -81,10 +85,10 @@ describe("era resolution", () => {
     Effect.gen(function*() {
       const server = makeServer({ "server/discover": () => silent, "initialize": () => ok(LEGACY_INITIALIZE) })
       const fiber = yield* withClient(server.layer, (client) => client.era, { probeTimeout: "5 seconds" }).pipe(
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("4999 millis")
-      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
       assert.strictEqual(yield* Fiber.join(fiber), "legacy")
       // The late probe is cancelled on the wire; initialize uses a fresh id.
@@ -187,11 +191,13 @@ describe("requests", () => {
       const server = modernServer({ "tools/call": () => silent })
       const fiber = yield* withClient(server.layer, (client) =>
         client.era.pipe(
-          Effect.zipRight(client.callTool("echo", {}, { timeout: "2 seconds" })),
+          Effect.andThen(client.callTool("echo", {}, { timeout: "2 seconds" })),
           Effect.flip
-        )).pipe(Effect.fork)
+        )).pipe(Effect.forkChild)
+      yield* settle
       yield* TestClock.adjust("2 seconds")
       const error = yield* Fiber.join(fiber)
+      yield* settle
       assert.strictEqual(error._tag, "McpTimeoutError")
       assert.include(error.message, "tools/call")
       const cancelled = server.received.find((m) => m["method"] === "notifications/cancelled")
@@ -201,15 +207,17 @@ describe("requests", () => {
   it.effect("interrupting a call cancels it on the wire and surfaces as interruption", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
-      const server = modernServer({ "tools/call": () => Effect.zipRight(Deferred.succeed(started, undefined), silent) })
+      const server = modernServer({ "tools/call": () => Effect.andThen(Deferred.succeed(started, undefined), silent) })
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
-          const fiber = yield* Effect.fork(client.callTool("echo"))
+          const fiber = yield* Effect.forkChild(client.callTool("echo"))
           yield* Deferred.await(started)
           yield* Fiber.interrupt(fiber)
           const exit = yield* Fiber.await(fiber)
-          assert.isTrue(Exit.isInterrupted(exit))
+          assert.isTrue(Exit.hasInterrupts(exit))
         }))
+      // The server handles each message on a fiber of its own: let it run.
+      yield* settle
       const cancelled = server.received.filter((m) => m["method"] === "notifications/cancelled")
       assert.strictEqual(cancelled.length, 1)
     }))
@@ -219,8 +227,9 @@ describe("requests", () => {
       const server = makeServer({ "initialize": () => silent })
       const fiber = yield* withClient(server.layer, (client) => client.era, { requestTimeout: "1 second" }).pipe(
         Effect.flip,
-        Effect.fork
+        Effect.forkChild
       )
+      yield* settle
       yield* TestClock.adjust("1 second")
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error._tag, "McpTimeoutError")
@@ -254,11 +263,11 @@ describe("requests", () => {
       })
       const result = yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
-          const seen = yield* client.diagnostics.pipe(Stream.take(3), Stream.runCollect, Effect.fork)
-          yield* Effect.yieldNow()
+          const seen = yield* client.diagnostics.pipe(Stream.take(3), Stream.runCollect, Effect.forkChild)
+          yield* Effect.yieldNow
           const results = yield* Effect.all([client.callTool("a"), client.callTool("b")], { concurrency: 2 })
           const diagnostics = yield* Fiber.join(seen)
-          return { results, diagnostics: Chunk.toReadonlyArray(diagnostics).map((d) => d._tag) }
+          return { results, diagnostics: diagnostics.map((d) => d._tag) }
         }))
       assert.deepStrictEqual(result.results.map((r) => r.content[0]), [{ type: "text", text: "a" }, {
         type: "text",
@@ -334,7 +343,7 @@ describe("requests", () => {
     Effect.gen(function*() {
       const server = modernServer()
       const error = yield* withClient(server.layer, (client) =>
-        client.era.pipe(Effect.zipRight(client.close), Effect.zipRight(client.listTools()), Effect.flip))
+        client.era.pipe(Effect.andThen(client.close), Effect.andThen(client.listTools()), Effect.flip))
       assert.strictEqual(error._tag, "McpClosedError")
     }))
 
@@ -348,8 +357,8 @@ describe("requests", () => {
       yield* withClient(server.layer, (client) =>
         Effect.gen(function*() {
           yield* client.era
-          const slow = yield* Effect.fork(client.callTool("slow"))
-          yield* Effect.yieldNow()
+          const slow = yield* Effect.forkChild(client.callTool("slow"))
+          yield* settle
           const died = yield* client.callTool("die").pipe(Effect.flip)
           assert.strictEqual(died._tag, "McpServerGoneError")
           const other = yield* Fiber.join(slow).pipe(Effect.flip)

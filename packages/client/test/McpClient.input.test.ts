@@ -18,6 +18,12 @@ const withClient = <A, E>(
   options: McpClient.ClientOptions = {}
 ) => Effect.flatMap(McpClient.McpClient, f).pipe(Effect.provide(McpClient.layer(options).pipe(Layer.provide(transport))))
 
+/**
+ * Let the fake server's fibers run: it handles each message on a fiber of its own, which Effect 4 starts later
+ * than Effect 3 did.
+ */
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
+
 const confirmSchema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }
 
 /** A modern tool that asks for a confirmation once, then answers with what it got. */
@@ -229,6 +235,7 @@ describe("server-to-client requests (legacy)", () => {
     Effect.gen(function*() {
       const server = legacyServer()
       yield* withClient(server.layer, (client) => client.notifyRootsChanged, { onListRoots: () => ({ roots: [] }) })
+      yield* settle
       assert.isTrue(server.received.some((m) => m["method"] === "notifications/roots/list_changed"))
     }))
 })

@@ -92,6 +92,53 @@ describe("ContentBlock", () => {
   })
 })
 
+describe("wire schemas keep what they do not name, at every depth", () => {
+  /** The decoded value is the wire value, key for key. */
+  const same = (decoded: unknown, wire: unknown) => assert.deepStrictEqual(decoded, wire)
+
+  it.effect("unknown keys survive decoding in nested structs, content blocks, capabilities and JSON-RPC frames", () =>
+    Effect.gen(function*() {
+      const tools = {
+        tools: [{
+          name: "t",
+          inputSchema: { type: "object", "x-vendor": true },
+          annotations: { readOnlyHint: true, "x-hint": 1 },
+          icons: [{ src: "i.png", "x-icon": "dark" }],
+          execution: { taskSupport: "optional" },
+          futureField: [1]
+        }],
+        nextCursor: "c",
+        "x-page": { n: 1 }
+      }
+      same(yield* McpSchema.decodeWire(McpSchema.ListToolsResult)(tools), tools)
+
+      const result = {
+        content: [
+          { type: "text", text: "a", annotations: { audience: ["user"], "x-a": 1 }, "x-block": 2 },
+          { type: "resource", resource: { uri: "u", text: "t", "x-res": 3 } },
+          { type: "resource_link", uri: "u", name: "n", "x-link": 4 }
+        ],
+        structuredContent: { deep: { keep: true } },
+        "x-result": 5
+      }
+      same(yield* McpSchema.decodeWire(McpSchema.CallToolResult)(result), result)
+
+      const initialize = {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: { listChanged: true, "x-cap": 6 }, "x-top-cap": {} },
+        serverInfo: { name: "s", version: "1", "x-info": 7 },
+        "x-init": 8
+      }
+      same(yield* McpSchema.decodeWire(McpSchema.InitializeResult)(initialize), initialize)
+
+      const frame = { jsonrpc: "2.0", id: 1, error: { code: -1, message: "m", "x-error": 9 }, "x-frame": 10 }
+      same(yield* McpSchema.decodeWire(McpSchema.JsonRpcMessage)(frame), frame)
+
+      const bad = yield* Effect.flip(McpSchema.decodeWire(McpSchema.ListToolsResult)({ tools: [{ name: 1 }] }))
+      assert.include(McpSchema.parseErrorMessage(bad), "[\"tools\"][0][\"name\"]")
+    }))
+})
+
 describe("error messages", () => {
   it.effect("name the method and the JSON-RPC code; the server's own text stays in serverMessage", () =>
     Effect.gen(function*() {

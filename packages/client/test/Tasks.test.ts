@@ -5,9 +5,10 @@
  */
 import { McpClient, McpTestServer } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 
 const server = McpTestServer.make({
   era: "legacy",
@@ -28,6 +29,15 @@ const server = McpTestServer.make({
   ]
 })
 
+/**
+ * Let forked fibers run up to their next wait. Effect 3's `TestClock.adjust` waited for them; Effect 4's does not,
+ * so the test lets them reach their sleep before moving the clock.
+ */
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
+
+/** Move the test clock once every fiber waits on it, and let the woken ones run. */
+const advance = (duration: Duration.Input) => Effect.andThen(settle, TestClock.adjust(duration)).pipe(Effect.andThen(settle))
+
 const paramsOf = (message: Record<string, unknown> | undefined) => (message?.["params"] ?? {}) as Record<string, unknown>
 
 describe("legacy tasks", () => {
@@ -40,9 +50,9 @@ describe("legacy tasks", () => {
         return yield* client.callTool("render", { scene: "castle" })
       }).pipe(
         Effect.provide(server.layer({ onProgress: (report) => void progress.push(report.progress) })),
-        Effect.fork
+        Effect.forkChild
       )
-      for (let i = 0; i < 6; i++) yield* TestClock.adjust("500 millis")
+      for (let i = 0; i < 6; i++) yield* advance("500 millis")
       const result = yield* Fiber.join(fiber)
       const block = result.content[0]
       assert.strictEqual(block?.type === "text" ? block.text : "", "rendered castle")
@@ -59,11 +69,11 @@ describe("legacy tasks", () => {
       const fiber = yield* Effect.gen(function*() {
         const client = yield* McpClient.McpClient
         yield* client.listTools()
-        const call = yield* Effect.fork(client.callTool("forever"))
-        yield* TestClock.adjust("1 second")
+        const call = yield* Effect.forkChild(client.callTool("forever"))
+        yield* advance("1 second")
         yield* Fiber.interrupt(call)
-      }).pipe(Effect.provide(kit.layer()), Effect.fork)
-      yield* TestClock.adjust("1 second")
+      }).pipe(Effect.provide(kit.layer()), Effect.forkChild)
+      yield* advance("1 second")
       yield* Fiber.join(fiber)
       const cancels = yield* kit.requests("tasks/cancel")
       assert.strictEqual(cancels.length, 1)
@@ -98,9 +108,9 @@ describe("the modern tasks extension", () => {
       const kit = McpTestServer.make(modern.definition)
       const fiber = yield* McpClient.callTool("build").pipe(
         Effect.provide(kit.layer({ onElicit: () => ({ action: "accept", content: {} }) })),
-        Effect.fork
+        Effect.forkChild
       )
-      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      for (let i = 0; i < 8; i++) yield* advance("500 millis")
       const result = yield* Fiber.join(fiber)
       const block = result.content[0]
       assert.strictEqual(block?.type === "text" ? block.text : "", "built, accept")
@@ -118,19 +128,19 @@ describe("the modern tasks extension", () => {
   it.effect("a failed task is its JSON-RPC error; interrupting the call sends tasks/cancel", () =>
     Effect.gen(function*() {
       const kit = McpTestServer.make(modern.definition)
-      const failing = yield* McpClient.callTool("build", { fail: true }).pipe(Effect.flip, Effect.provide(kit.layer()), Effect.fork)
-      for (let i = 0; i < 8; i++) yield* TestClock.adjust("500 millis")
+      const failing = yield* McpClient.callTool("build", { fail: true }).pipe(Effect.flip, Effect.provide(kit.layer()), Effect.forkChild)
+      for (let i = 0; i < 8; i++) yield* advance("500 millis")
       const error = yield* Fiber.join(failing)
       assert.strictEqual(error._tag, "McpProtocolError")
       assert.match(error.message, /compiler crashed/)
 
       const endless = yield* Effect.gen(function*() {
         const client = yield* McpClient.McpClient
-        const call = yield* Effect.fork(client.callTool("endless"))
-        yield* TestClock.adjust("1 second")
+        const call = yield* Effect.forkChild(client.callTool("endless"))
+        yield* advance("1 second")
         yield* Fiber.interrupt(call)
-      }).pipe(Effect.provide(kit.layer()), Effect.fork)
-      yield* TestClock.adjust("1 second")
+      }).pipe(Effect.provide(kit.layer()), Effect.forkChild)
+      yield* advance("1 second")
       yield* Fiber.join(endless)
       assert.strictEqual((yield* kit.requests("tasks/cancel")).length, 1)
     }))
