@@ -14,9 +14,9 @@
  * - At most `capacity` entries; the oldest is dropped first.
  * - Legacy servers make no such promise, MRTR retries are never cached: the client does not even ask.
  *
- * Why not `effect/Cache`: its per-entry TTL serves a zero-TTL value to every request in the same clock
- * millisecond (an entry is valid while `now <= loadedAt + ttl`), and a lookup cannot carry the per-call
- * request; here freshness is the spec's strict `<` and the fetch is the caller's.
+ * Why not `effect/Cache`: its lookup function is fixed when the cache is made and a lookup cannot carry the
+ * per-call request; here the fetch is the caller's (its own request, timeout and interruption), and a private
+ * entry is served only within its authorization context.
  *
  * @since 0.1.0
  */
