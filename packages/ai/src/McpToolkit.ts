@@ -1,19 +1,17 @@
 /**
- * MCP servers, registries of many servers and local toolkits as an `@effect/ai` `Toolkit` plus the layer of
- * its handlers, so that `LanguageModel.generateText({ prompt, toolkit })` uses MCP tools as it uses any other.
+ * MCP servers, registries of many servers and local toolkits as an `effect/ai` toolkit, so that
+ * `LanguageModel.generateText({ prompt, toolkit })` uses MCP tools as it uses any other.
  *
  * ```ts
- * import { LanguageModel } from "@effect/ai"
  * import { McpToolkit } from "@mcp-effect/ai"
- * import { NodeMcpClient } from "@mcp-effect/client"
+ * import { McpClient, NodeMcpClient } from "@mcp-effect/client"
  * import { Effect } from "effect"
+ * import { LanguageModel } from "effect/ai"
  *
  * const program = Effect.gen(function*() {
- *   const mcp = yield* McpToolkit.make({ prefix: "files" })   // the McpClient in context, tools files__*
- *   const response = yield* LanguageModel.generateText({
- *     prompt: "What is in /tmp/notes.txt?",
- *     toolkit: mcp.toolkit
- *   }).pipe(Effect.provide(mcp.layer))
+ *   const client = yield* McpClient.McpClient
+ *   const toolkit = yield* McpToolkit.toolkit(client, { prefix: "files__" })   // files__read, ...
+ *   const response = yield* LanguageModel.generateText({ prompt: "What is in /tmp/notes.txt?", toolkit })
  *   return response.toolResults.map((result) => result.result)
  * })
  *
@@ -21,138 +19,358 @@
  * export const main = program.pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })))
  * ```
  *
- * What the model gets, and what it reads back:
+ * **A drop-in for `McpClient.toolkit` of `effect/ai`.** `McpToolkit.toolkit(client, prefix | options)` takes the
+ * options Effect's own `McpClient.toolkit(client, options)` takes, with the same meaning: `prefix` (prepended as
+ * written), `tools` (an approved snapshot instead of `tools/list`), `trustAnnotations` (copy the server's hints
+ * into `Tool.Readonly`, `Tool.Destructive`, `Tool.Idempotent`, `Tool.OpenWorld`, `Tool.Title`; never approval),
+ * `timeout` (bounds each call), `resultMode` (`"text"`, or `"complete"`: the whole `CallToolResult`, sent to the
+ * model as text and file parts), `failureMode` and `transformTool` (each tool, before binding). What it gives
+ * back is a `Toolkit.WithHandler` that `generateText({ toolkit })` takes as it is, so switching is an import
+ * change. What differs:
  *
- * - **Names** are the bridge's (`LlmBridge`): sanitised for the model APIs, `prefix__tool` when a prefix is
- *   given (or through a `ToolRegistry`, whose prefixes they are), collisions reported, never overwritten.
- * - **Parameters** are the tool's JSON Schema as `LlmBridge.toolsForLlm` declares it (references inlined,
- *   root made an object; with `strict: true` the OpenAI strict form where possible). The `@effect/ai` tool
- *   carries it as the `jsonSchema` annotation of a schema that accepts any object, so what the model sends is
- *   passed on untouched (nulls for optional properties removed as in the bridge) and validated by the server.
- * - **Results** are the text `LlmBridge` renders (text blocks, structured content, resources described).
- *   Each tool's `failureMode` is `"return"`: an `isError` result, a protocol error, a timeout, a dead server,
- *   a defect in a local tool are all a tool result with `isFailure: true` and the reason as text, which the
- *   providers send to the model as an error result (Anthropic's `is_error`). Nothing fails `generateText`
- *   because a tool failed, and nothing escapes as a defect.
- * - **Annotations** become the `@effect/ai` ones (`Tool.Readonly`, `Tool.Destructive`, `Tool.Idempotent`,
- *   `Tool.OpenWorld`, `Tool.Title`).
- * - **Progress and input hooks** are the client's: they run as for any `callTool`. `@effect/ai` does not tell a
- *   handler the model's call id, so progress reports carry an id of this toolkit's own (`mcp_1`, `mcp_2`, ...).
- * - **Batches.** `@effect/ai` hands a toolkit one call at a time (`generateText` runs them with its own
- *   `concurrency` option, sequential by default), so a toolkit never sees the batch. The `ToolScheduler`
- *   rule is kept as far as that allows: a call to a tool annotated `readOnlyHint` and `idempotentHint` takes one of
- *   `toolConcurrency` slots, any other call runs alone. Identical calls in one batch are not merged (the
- *   toolkit cannot tell a batch from two turns). For the exact batch rules, resolve the calls yourself with
- *   `LlmBridge.executeToolCalls` (`disableToolCallResolution: true`).
- * - The catalogue is read once, when the toolkit is made; make it again after `tools/list_changed`.
+ * - `failureMode` defaults to `"return"`: a failed call (an `isError` result, a protocol error, a timeout, a dead
+ *   server, a local tool's failure or defect) is a tool result with `isFailure: true` whose result says why, in
+ *   the result mode's shape (the text, or a `CallToolResult` with `isError`), so nothing fails `generateText`
+ *   because a tool failed. With `"error"` the call fails with `McpToolError` (the text, the `isError` result,
+ *   the client error as `cause`).
+ * - **Names** are sanitised, not rejected: a name outside `^[a-zA-Z0-9_-]{1,64}$` is cleaned, cut and given a
+ *   stable hash suffix (`LlmBridge.sanitizeToolName`); where two tools would share a name the first keeps it and
+ *   the collision is reported in `declarations[i].notes`.
+ * - **Parameters** are the tool's JSON Schema made model-ready as `LlmBridge.toolsForLlm` declares it (same-
+ *   document `$ref`s inlined, the root made an object; with `strict: true` OpenAI's strict form where the schema
+ *   allows it, each tool annotated `Tool.Strict` accordingly, `false` otherwise). A `null` the model sends for an
+ *   optional property is removed before the call; everything else is the tool's to validate.
+ * - **Input hooks and progress** are the client's (`onElicit`, `onSample`, `onListRoots`, `onProgress`) and run
+ *   during the call as for any `callTool`; each call carries the model's call id (`toolCallId`), which progress
+ *   reports.
+ * - **Many servers and local toolkits**: `fromBridge(registry)` (a `ToolRegistry` under its prefixes) and
+ *   `fromSource(Toolkit.source(...))` take the same options.
+ * - **Batches.** `generateText` hands the calls of a turn to the toolkit one by one (all at once unless its
+ *   `concurrency` option says otherwise). The `ToolScheduler` rule is kept as far as that allows: a call to a
+ *   tool annotated `readOnlyHint` and `idempotentHint` takes one of `toolConcurrency` (4) slots, any other call
+ *   runs alone. Where the toolkit sees the batch (`generateText({ ..., disableToolCallResolution: true })`, then
+ *   `executeToolCalls(response.toolCalls)`), the exact rules apply: serial unless every call is safe, identical
+ *   calls run once, results in call order.
+ * - The catalogue is read once, when the toolkit is made: make it again after `tools/list_changed`.
  *
  * @since 0.1.0
  */
-import type * as AiToolkit from "@effect/ai/Toolkit"
-import type * as Tool from "@effect/ai/Tool"
-import { LlmBridge, McpClient, ToolRegistry } from "@mcp-effect/client"
-import type { McpError } from "@mcp-effect/client"
+import { LlmBridge, McpClient } from "@mcp-effect/client"
+import type { McpError, McpSchema } from "@mcp-effect/client"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
+import type * as Response from "effect/ai/Response"
+import type * as Tool from "effect/ai/Tool"
+import type * as AiToolkit from "effect/ai/Toolkit"
 import * as internal from "./internal/toolkit.js"
 
-/**
- * The parameters schema of every MCP tool: any JSON object, its JSON Schema the tool's own.
- *
- * @since 0.1.0
- * @category models
- */
-export type Parameters = Schema.TypeLiteral<{}, readonly [Schema.Record$<typeof Schema.String, typeof Schema.Unknown>]>
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
 
 /**
- * An MCP (or registry, or local) tool as `@effect/ai` sees it: any object in, text out, failures returned.
+ * What a successful call gives: the text the bridge renders, or the whole `CallToolResult`.
  *
  * @since 0.1.0
  * @category models
  */
-export type McpTool = Tool.Tool<string, {
-  readonly parameters: Parameters
-  readonly success: typeof Schema.String
-  readonly failure: typeof Schema.String
-  readonly failureMode: "return"
-}>
+export type ResultMode = "text" | "complete"
 
 /**
- * A toolkit and its handlers.
+ * A call that failed, in `failureMode: "error"`: what the model would have read (`detail`, also the message),
+ * the server's `isError` result when there was one, and the client error or local failure as `cause`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const McpToolError: typeof internal.McpToolError = internal.McpToolError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type McpToolError = internal.McpToolError
+
+/**
+ * The annotation every tool carries: the declaration it was made from (the tool as its owner described it,
+ * the exposed name, what the conversion did).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const Descriptor: typeof internal.Descriptor = internal.Descriptor
+
+/**
+ * @since 0.1.0
+ * @category services
+ */
+export type Descriptor = internal.Descriptor
+
+/**
+ * The success schema of a result mode.
  *
  * @since 0.1.0
  * @category models
  */
-export interface McpToolkit {
-  /** Pass as `generateText({ toolkit })` (or `streamText`, `Chat`), with `layer` provided. */
-  readonly toolkit: AiToolkit.Toolkit<Record<string, McpTool>>
-  /** The handlers of every tool of `toolkit`. */
-  readonly layer: Layer.Layer<Tool.Handler<string>>
+export type SuccessSchema<Mode extends ResultMode> = {
+  readonly text: typeof Schema.String
+  readonly complete: typeof McpSchema.CallToolResult
+}[Mode]
+
+/**
+ * The failure schema: `McpToolError` when failures fail, otherwise the result mode's own shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FailureSchema<Mode extends ResultMode, Failure extends Tool.FailureMode> = Failure extends "error"
+  ? typeof internal.McpToolError
+  : SuccessSchema<Mode>
+
+/**
+ * An MCP (or registry, or local) tool as `effect/ai` sees it: a JSON Schema in (the handler receives the
+ * arguments as `unknown`), text or a `CallToolResult` out.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type McpTool<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> = Failure extends Tool.FailureMode ? Tool.Tool<string, {
+    readonly parameters: typeof Schema.Unknown
+    readonly success: SuccessSchema<Mode>
+    readonly failure: FailureSchema<Mode, Failure>
+    readonly failureMode: Failure
+  }, Requirements>
+  : never
+
+/**
+ * The tools of a toolkit, by name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Tools<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> = Record<string, McpTool<Mode, Failure, Requirements>>
+
+/**
+ * A toolkit with its handlers: pass it as `generateText({ toolkit })` as it is. `toolkit` and `layer` are the
+ * same tools as a `Toolkit` and the layer of its handlers, for code that provides handlers itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpToolkit<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> extends AiToolkit.WithHandler<Tools<Mode, Failure, Requirements>> {
+  readonly toolkit: AiToolkit.Toolkit<Tools<Mode, Failure, Requirements>>
+  readonly layer: Layer.Layer<Tool.HandlersFor<Tools<Mode, Failure, Requirements>>>
   /** What was declared, and what the conversion did to each tool (`LlmBridge.describeTools`). */
-  readonly tools: ReadonlyArray<LlmBridge.LlmTool>
+  readonly declarations: ReadonlyArray<LlmBridge.LlmTool>
+  /**
+   * Run the tool calls of a response (`response.toolCalls`, with `disableToolCallResolution: true`) as one
+   * batch, by the `ToolScheduler` rules; one tool-result part per call, in call order, their result the text.
+   * Never fails.
+   */
+  readonly executeToolCalls: (
+    calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly params: unknown }>
+  ) => Effect.Effect<Array<Response.ToolResultPart<string, string, string>>>
 }
 
 /**
+ * The options of Effect's `McpClient.toolkit`, and this toolkit's own.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface BaseOptions<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> {
+  /** Prepended to every tool name, as written (`"files__"` gives `files__read`). */
+  readonly prefix?: string | undefined
+  /** An approved snapshot of the tools to offer; they are not listed. */
+  readonly tools?: ReadonlyArray<LlmBridge.SourceTool> | undefined
+  /** Copy the owner's hints (`readOnlyHint`, ..., `title`) into the `effect/ai` annotations (default `false`). */
+  readonly trustAnnotations?: boolean | undefined
+  /** Bounds each call: past it the call is cancelled and answered as failed. */
+  readonly timeout?: Duration.Input | undefined
+  /** Each tool before it is bound; must return a tool derived from it (same name, schemas, failure mode). */
+  readonly transformTool?:
+    | ((
+      tool: McpTool<Mode, Failure>,
+      descriptor: LlmBridge.SourceTool
+    ) => McpTool<Mode, Failure, Requirements>)
+    | undefined
   /** Declare the parameters in OpenAI's strict form where possible (`LlmBridge` strict mode). */
   readonly strict?: boolean | undefined
-  /** How many calls to read-only idempotent tools run at once when the model's calls arrive together (default 4). */
+  /** How many calls to read-only idempotent tools run at once (default 4). */
   readonly toolConcurrency?: number | undefined
   readonly schema?: LlmBridge.SchemaOptions | undefined
-  /** The start of the ids given to calls for progress reports (default `mcp`). */
+  /** The start of the ids given to calls that arrive without the model's call id (default `mcp`). */
   readonly callIdPrefix?: string | undefined
 }
 
 /**
+ * A mode may be left out only when its type is exactly the default (as in Effect's `McpClient.toolkit`).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface ClientOptions extends Options, LlmBridge.ClientBridgeOptions {
-  /** Offer the tools as `prefix__tool` (the `ToolRegistry` rules for a prefix). */
-  readonly prefix?: string | undefined
+export type ModeOptions<Mode extends ResultMode, Failure extends Tool.FailureMode> =
+  & ([Mode] extends ["text"] ? { readonly resultMode?: "text" | undefined } : { readonly resultMode: Mode })
+  & ([Failure] extends ["return"] ? { readonly failureMode?: "return" | undefined }
+    : { readonly failureMode: Failure })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Options<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> = BaseOptions<Mode, Failure, Requirements> & ModeOptions<Mode, Failure>
+
+/**
+ * Options of a client's toolkit: also the bridge's per-call settings (`overallTimeout`, `meta`,
+ * `maxResourceText`). `timeout` is the client's request timeout of each call (cancelled on the wire).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ClientOptions<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+> =
+  & Options<Mode, Failure, Requirements>
+  & Omit<LlmBridge.ClientBridgeOptions, "timeout" | "strict" | "toolConcurrency" | "schema" | "scheduler">
+
+// -----------------------------------------------------------------------------
+// Constructors
+// -----------------------------------------------------------------------------
+
+const finish = <E, Mode extends ResultMode, Failure extends Tool.FailureMode, Requirements>(
+  built: internal.Built<E>
+): McpToolkit<Mode, Failure, Requirements> => {
+  // The modes are chosen at run time; the options' types fix them for the caller.
+  const typed = built as unknown as {
+    readonly withHandler: AiToolkit.WithHandler<Tools<Mode, Failure, Requirements>>
+    readonly toolkit: AiToolkit.Toolkit<Tools<Mode, Failure, Requirements>>
+    readonly layer: Layer.Layer<Tool.HandlersFor<Tools<Mode, Failure, Requirements>>>
+  }
+  return {
+    tools: typed.withHandler.tools,
+    handle: typed.withHandler.handle,
+    toolkit: typed.toolkit,
+    layer: typed.layer,
+    declarations: built.declarations,
+    executeToolCalls: internal.executeBatch(built.bridge)
+  }
 }
+
+const configOf = <Mode extends ResultMode, Failure extends Tool.FailureMode, Requirements>(
+  options: Options<Mode, Failure, Requirements> | undefined
+): internal.Config =>
+  // `transformTool` is typed for the modes asked for; at run time it sees tools made in those modes.
+  (options ?? {}) as unknown as internal.Config
 
 /**
  * Any tool source as a toolkit: a client's (`LlmBridge.clientSource`), a local toolkit's (`Toolkit.source`), a
- * registry's (`registry.source`). Lists the tools once, now.
+ * registry's (`registry.source`). Lists the tools once, now (unless `tools` is given).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromSource: <E>(source: LlmBridge.ToolSource<E>, options?: Options) => Effect.Effect<McpToolkit, E> =
-  internal.fromSource
+export const fromSource = <
+  E,
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
+  source: LlmBridge.ToolSource<E>,
+  options?: Options<Mode, Failure, Requirements>
+): Effect.Effect<McpToolkit<Mode, Failure, Requirements>, E> =>
+  Effect.map(internal.build(source, configOf(options)), finish<E, Mode, Failure, Requirements>)
 
 /**
- * A bridge (a registry is one) as a toolkit.
+ * A bridge (a `ToolRegistry` is one: many servers and local toolkits under their prefixes) as a toolkit.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromBridge = <E>(bridge: LlmBridge.Bridge<E>, options?: Options): Effect.Effect<McpToolkit, E> =>
-  internal.fromSource(bridge.source, options)
+export const fromBridge = <
+  E,
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
+  bridge: LlmBridge.Bridge<E>,
+  options?: Options<Mode, Failure, Requirements>
+): Effect.Effect<McpToolkit<Mode, Failure, Requirements>, E> => fromSource(bridge.source, options)
 
 /**
- * A client's tools as a toolkit, under `prefix` if one is given.
+ * A client's tools as a toolkit.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromClient = (
+export const fromClient = <
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
   client: McpClient.Service,
-  options: ClientOptions = {}
-): Effect.Effect<McpToolkit, McpError.McpClientError | ToolRegistry.ToolRegistryError> => {
-  const source = LlmBridge.clientSource(client, options)
-  const prefix = options.prefix
-  if (prefix === undefined) return internal.fromSource(source, options)
-  return Effect.gen(function*() {
-    const registry = yield* ToolRegistry.make()
-    yield* registry.register(prefix, source)
-    return yield* internal.fromSource(registry.source, options)
-  })
+  options?: ClientOptions<Mode, Failure, Requirements>
+): Effect.Effect<McpToolkit<Mode, Failure, Requirements>, McpError.McpClientError> => {
+  const config = configOf(options)
+  const source = LlmBridge.clientSource(client, options ?? {})
+  // The client bounds each call itself (and cancels it on the wire).
+  return Effect.map(internal.build(source, { ...config, timeout: undefined }), finish<McpError.McpClientError, Mode, Failure, Requirements>)
+}
+
+/**
+ * A client's tools as a toolkit with handlers, with the signature of Effect's `McpClient.toolkit(client,
+ * prefix | options)` (see the module docs for what differs).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export function toolkit(
+  client: McpClient.Service,
+  prefix?: string
+): Effect.Effect<McpToolkit, McpError.McpClientError>
+export function toolkit<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
+  client: McpClient.Service,
+  options: ClientOptions<Mode, Failure, Requirements>
+): Effect.Effect<McpToolkit<Mode, Failure, Requirements>, McpError.McpClientError>
+export function toolkit<
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
+  client: McpClient.Service,
+  options: string | ClientOptions<Mode, Failure, Requirements> = ""
+): Effect.Effect<unknown, McpError.McpClientError> {
+  if (typeof options !== "string") return fromClient(client, options)
+  // A prefix alone asks for the default modes.
+  const prefixOnly = { prefix: options } as ClientOptions<Mode, Failure, Requirements>
+  return fromClient(client, prefixOnly)
 }
 
 /**
@@ -161,7 +379,11 @@ export const fromClient = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  options: ClientOptions = {}
-): Effect.Effect<McpToolkit, McpError.McpClientError | ToolRegistry.ToolRegistryError, McpClient.McpClient> =>
+export const make = <
+  Mode extends ResultMode = "text",
+  Failure extends Tool.FailureMode = "return",
+  Requirements = never
+>(
+  options?: ClientOptions<Mode, Failure, Requirements>
+): Effect.Effect<McpToolkit<Mode, Failure, Requirements>, McpError.McpClientError, McpClient.McpClient> =>
   Effect.flatMap(McpClient.McpClient, (client) => fromClient(client, options))

@@ -3,7 +3,7 @@
  */
 
 /**
- * MCP servers, registries and local toolkits as an `@effect/ai` `Toolkit` plus its handlers layer.
+ * MCP servers, registries and local toolkits as an `effect/ai` toolkit with its handlers.
  *
  * @since 0.1.0
  */
