@@ -31,9 +31,9 @@
  *
  * @since 0.1.0
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -63,7 +63,7 @@ export { AuthStep, McpAuthError } from "./McpAuthError.js"
  * @since 0.1.0
  * @category tags
  */
-export class TokenStore extends Context.Tag("@mcp-effect/client/McpAuth/TokenStore")<TokenStore, store.Store>() {}
+export class TokenStore extends Context.Service<TokenStore, store.Store>()("@mcp-effect/client/McpAuth/TokenStore") {}
 
 /**
  * Tokens in memory (the default when no `TokenStore` is provided).
@@ -95,7 +95,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class McpAuth extends Context.Tag("@mcp-effect/client/McpAuth")<McpAuth, Service>() {}
+export class McpAuth extends Context.Service<McpAuth, Service>()("@mcp-effect/client/McpAuth") {}
 
 /** An OAuth failure as the transport reports it: the `McpAuthError` is its cause. */
 const asTransportError = (error: McpAuthError) =>
@@ -142,7 +142,7 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
 export const layerHttp = (
   options: McpTransport.HttpOptions
 ): Layer.Layer<McpTransport.McpTransport, never, McpAuth | HttpClient.HttpClient> =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.gen(function*() {
       const auth = yield* McpAuth
       const authorizer = yield* auth.forServer(options.url)

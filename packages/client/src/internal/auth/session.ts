@@ -6,6 +6,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
 import type * as oauth from "oauth4webapi"
 import type { McpAuthError } from "../../McpAuthError.js"
 import type { ChallengeInfo } from "./challenge.js"
@@ -47,13 +48,13 @@ export interface Session {
   readonly server: URL
   readonly options: AuthOptions
   readonly store: Store
-  readonly lock: Effect.Semaphore
+  readonly lock: Semaphore.Semaphore
   readonly state: State
 }
 
 /** @internal */
 export const makeSession = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Session> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => ({
+  Effect.map(Semaphore.make(1), (lock) => ({
     server,
     options,
     store,

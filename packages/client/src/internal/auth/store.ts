@@ -94,7 +94,7 @@ export const file = (filePath: string): Store => {
       })
       writing = next.catch(() => undefined)
       return next
-    }).pipe(Effect.catchAll(() => Effect.logWarning(`mcp auth: could not write the token file ${filePath}`)))
+    }).pipe(Effect.catch(() => Effect.logWarning(`mcp auth: could not write the token file ${filePath}`)))
   return {
     load: (server) => Effect.map(read, (content) => Object.values(content).filter((entry) => entry.server === server)),
     save: (entry) =>
