@@ -36,7 +36,8 @@ const server = McpTestServer.make({
 const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 /** Move the test clock once every fiber waits on it, and let the woken ones run. */
-const advance = (duration: Duration.Input) => Effect.andThen(settle, TestClock.adjust(duration)).pipe(Effect.andThen(settle))
+const advance = (duration: Duration.Input) =>
+  settle.pipe(Effect.andThen(TestClock.adjust(duration)), Effect.andThen(settle))
 
 const paramsOf = (message: Record<string, unknown> | undefined) => (message?.["params"] ?? {}) as Record<string, unknown>
 

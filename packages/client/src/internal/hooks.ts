@@ -1,3 +1,4 @@
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import { McpDiagnostic } from "../McpDiagnostic.js"
@@ -38,9 +39,9 @@ export const runLeaf = <A>(
     }
     if (Effect.isEffect(out)) {
       const effect: Effect.Effect<unknown, unknown> = out as Effect.Effect<unknown, unknown>
-      return FiberSet.run(fibers, effect.pipe(Effect.catchCause((cause) => failed(cause))), runOptions).pipe(
-        Effect.asVoid
-      )
+      // The cause rendered as Effect 3 rendered it (`String(cause)` was `Cause.pretty`).
+      const contained = effect.pipe(Effect.catchCause((cause) => failed(Cause.pretty(cause))))
+      return FiberSet.run(fibers, contained, runOptions).pipe(Effect.asVoid)
     }
     if (typeof out === "object" && out !== null && "then" in out && typeof out.then === "function") {
       const promise = out as PromiseLike<unknown>
