@@ -103,15 +103,21 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       }, context).pipe(Effect.ignore)
     }
 
-    /** The sweeper's side of a request: it ran out of time. */
+    /**
+     * The sweeper's side of a request: it ran out of time. Its cancellation is under way before its caller
+     * resumes (on this stack), so a caller that closes the client at once does not take the cancellation with it.
+     */
     const expire = (entry: Pending) => {
       if (entry.settled !== undefined) return
       const { maxTotal, timeout, limit } = entry.options
       const capped = maxTotal !== undefined && entry.at >= entry.started + Duration.toMillis(maxTotal)
       const timeoutMillis = Duration.toMillis(capped && maxTotal !== undefined ? maxTotal : timeout)
-      correlator.settle(entry, Exit.fail(new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis })))
-      // Not on the sweeper itself: a legacy HTTP cancellation is a POST.
-      return FiberSet.run(background, cancel(entry)).pipe(Effect.asVoid)
+      const error = new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis })
+      // Not on the sweeper itself: a legacy HTTP cancellation is a POST. Started at once: it is written (or its
+      // POST begun) before the caller resumes.
+      return FiberSet.run(background, cancel(entry), { startImmediately: true }).pipe(
+        Effect.andThen(Effect.sync(() => correlator.settle(entry, Exit.fail(error))))
+      )
     }
 
     const dispatcher = yield* Dispatcher.make(options, correlator, write, end)
