@@ -155,7 +155,10 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
   const listen = (filter: SubscriptionFilter): Effect.Effect<Subscription, McpClientError, Scope.Scope> =>
     Effect.gen(function*() {
       const first = yield* session
-      const queue = yield* Effect.acquireRelease(Queue.sliding<Notification, Cause.Done>(context.notificationBuffer), closeSink)
+      const queue = yield* Effect.acquireRelease(
+        Queue.sliding<Notification, Cause.Done>(context.notificationBuffer),
+        closeSink
+      )
       if (first.info.era === "legacy") return yield* listenLegacy(first, filter, queue)
 
       const acknowledged = yield* Deferred.make<SubscriptionFilter, McpClientError>()

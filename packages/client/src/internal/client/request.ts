@@ -223,7 +223,8 @@ export const make = (
           const rounds = (headers: Readonly<Record<string, string>> | undefined) => {
             const step = round(current, method, params, callOptions, headers)
             // Most calls end in the first round: the loop starts only for `input_required`.
-            const all = Effect.flatMap(step(FIRST), (state) => state.result !== undefined ? Effect.succeed(state) : loop(step, state))
+            const all = Effect.flatMap(step(FIRST), (state) =>
+              state.result !== undefined ? Effect.succeed(state) : loop(step, state))
             return telemetry === undefined
               ? all
               : Effect.andThen(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
