@@ -9,8 +9,10 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 
 // -----------------------------------------------------------------------------
@@ -431,12 +433,25 @@ export const Tool = OpenStruct({
  */
 export type Tool = typeof Tool.Type
 
+const noContent: ReadonlyArray<ContentBlock> = []
+
+/**
+ * `content`, `[]` when absent. The blocks are decoded once, by the encoded side; the decoded side only checks it
+ * got the array (`Schema.withDecodingDefaultKey` would decode them twice: twice the cost on the request path).
+ */
+const ContentWithDefault = Schema.optionalKey(Schema.Array(ContentBlock)).pipe(
+  Schema.decodeTo(Schema.declare((u): u is ReadonlyArray<ContentBlock> => Array.isArray(u)), {
+    decode: SchemaGetter.transformOptional((content) => Option.some(Option.getOrElse(content, () => noContent))),
+    encode: SchemaGetter.passthrough()
+  })
+)
+
 /**
  * @since 0.1.0
  * @category schemas
  */
 export const CallToolResult = OpenStruct({
-  content: Schema.Array(ContentBlock).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))),
+  content: ContentWithDefault,
   structuredContent: Schema.optional(Schema.Unknown),
   isError: Schema.optional(Schema.Boolean),
   _meta: Meta
