@@ -141,7 +141,8 @@ export const toAiTool = (declared: LlmBridge.LlmTool, config: Config): AnyTool =
   const complete = config.resultMode === "complete"
   const success = complete ? McpSchema.CallToolResult : Schema.String
   const spec = {
-    description: declared.declaration.function.description,
+    // An empty description is no description (the providers leave the field out).
+    description: declared.declaration.function.description === "" ? undefined : declared.declaration.function.description,
     parameters: declared.declaration.function.parameters,
     success,
     toModelOutput: complete ? toModelOutput : undefined
