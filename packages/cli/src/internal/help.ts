@@ -1,0 +1,73 @@
+/**
+ * The help text: `effect/cli`'s formatter with this command's additions. `effect/cli` has no footer option
+ * (Effect 3's `HelpDoc.p` footer): the formatter appends the exit codes to every help text, and describes
+ * what the built-in `--log-level` does here (the server's log messages). A command line that does not parse
+ * gets its errors and a pointer to `--help` on stderr, not the whole help on stdout (which `--json` keeps for
+ * results).
+ */
+import * as CliOutput from "effect/cli/CliOutput"
+import * as Console from "effect/Console"
+import type { FlagDoc, HelpDoc } from "effect/cli/HelpDoc"
+import * as TerminalCapabilities from "effect/cli/TerminalCapabilities"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+/** The end of every help text. */
+export const FOOTER = [
+  "EXIT CODES",
+  "  0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error;",
+  "  3 client or connection error; 130 interrupted (Ctrl-C cancels the call)."
+].join("\n")
+
+const LOG_LEVEL = "show the server's log messages at this level and above on stderr (default: none)"
+
+const describeLogLevel = (flags: ReadonlyArray<FlagDoc> | undefined) =>
+  flags?.map((flag) => (flag.name === "log-level" ? { ...flag, description: Option.some(LOG_LEVEL) } : flag))
+
+/** The formatter: `colors` as `TerminalCapabilities` decides; a subcommand's help points at the root's global flags. */
+export const formatter = (colors: boolean): CliOutput.Formatter => {
+  const base = CliOutput.defaultFormatter({ colors, globalFlags: "summary" })
+  return {
+    ...base,
+    formatHelpDoc: (doc: HelpDoc) => {
+      const globalFlags = describeLogLevel(doc.globalFlags)
+      const text = base.formatHelpDoc(globalFlags === undefined ? doc : { ...doc, globalFlags })
+      return `${text.trimEnd()}\n\n${FOOTER}\n`
+    }
+  }
+}
+
+/** Help and version on stdout; parse errors on stderr with a pointer to the command's help. */
+const presenter = (colors: { readonly stdout: boolean; readonly stderr: boolean }): CliOutput.Presenter => {
+  const out = formatter(colors.stdout)
+  return {
+    present: (event) => {
+      switch (event._tag) {
+        case "Help":
+          return Console.log(out.formatHelpDoc(event.helpDoc))
+        case "Version":
+          return Console.log(out.formatVersion(event.name, event.version))
+        case "InvalidInvocation":
+          return Console.error(
+            `${formatter(colors.stderr).formatErrors(event.errors).trim()}\n\nRun '${event.commandPath.join(" ")} --help' for usage.`
+          )
+      }
+    }
+  }
+}
+
+/**
+ * The formatter and presenter of the command. They colour only when `TerminalCapabilities` says so: the
+ * output is a terminal (or `FORCE_COLOR` is set), `NO_COLOR` is unset or empty, and `TERM` is not `dumb`.
+ */
+export const layer: Layer.Layer<never> = Layer.unwrap(
+  Effect.map(TerminalCapabilities.TerminalCapabilities, ({ canColor }) => {
+    // TerminalCapabilities looks at stdout only; errors go to stderr, which may be redirected on its own.
+    const stderr = canColor && (process.stderr.isTTY === true || process.stdout.isTTY !== true)
+    return Layer.merge(
+      CliOutput.layer(formatter(canColor)),
+      CliOutput.layerPresenter(presenter({ stdout: canColor, stderr }))
+    )
+  })
+)
