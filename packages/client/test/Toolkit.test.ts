@@ -76,7 +76,7 @@ const timed = (bridge: LlmBridge.Bridge<never>, calls: ReadonlyArray<unknown>) =
   })
 
 describe("Toolkit: declarations", () => {
-  it.effect("parameters come from JSONSchema.make, made model-ready", () =>
+  it.effect("parameters come from Schema.toJsonSchemaDocument, made model-ready", () =>
     withBridge((bridge) =>
       Effect.gen(function*() {
         const tools = yield* bridge.toolsForLlm()
@@ -304,7 +304,7 @@ describe("Toolkit: executeToolCalls", () => {
 })
 
 describe("a tool without arguments", () => {
-  it.effect("Schema.Struct({}) is offered as an empty object schema (its JSON Schema is \"object or array\")", () =>
+  it.effect("Schema.Struct({}) is offered as an empty object schema (its JSON Schema is \"anything but null\")", () =>
     Effect.gen(function*() {
       const now = Toolkit.tool({ name: "now", parameters: Schema.Struct({}), handler: () => Effect.succeed("12:00") })
       const bridge = yield* Toolkit.bridge(Toolkit.make(now))
