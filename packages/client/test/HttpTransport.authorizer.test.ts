@@ -25,7 +25,7 @@ const recording = (decide: (challenge: McpTransport.HttpChallenge) => "retry" | 
 }
 
 describe("the HTTP authorizer seam", () => {
-  it.scopedLive("asked before every HTTP request; a 401 is shown to it and the request sent once more", () =>
+  it.live("asked before every HTTP request; a 401 is shown to it and the request sent once more", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => {
         if (seen.headers["authorization"] !== "Bearer token-1") {
@@ -59,7 +59,7 @@ describe("the HTTP authorizer seam", () => {
       ])
     }))
 
-  it.scopedLive("\"fail\" (or a second 401) leaves the 401 as the request's McpTransportError", () =>
+  it.live("\"fail\" (or a second 401) leaves the 401 as the request's McpTransportError", () =>
     Effect.gen(function*() {
       const server = yield* scripted((_, res) => {
         res.writeHead(403, { "www-authenticate": "Bearer error=\"insufficient_scope\"" })
@@ -74,7 +74,7 @@ describe("the HTTP authorizer seam", () => {
       assert.deepStrictEqual(challenges.map((challenge) => challenge.request.attempt), [0, 1])
     }))
 
-  it.scopedLive("a failing authorizer fails the request with its error, and nothing is sent", () =>
+  it.live("a failing authorizer fails the request with its error, and nothing is sent", () =>
     Effect.gen(function*() {
       const server = yield* scripted((seen, res) => json(res, 200, result(seen, MODERN_DISCOVER)))
       const authorizer: McpTransport.HttpAuthorizer = {

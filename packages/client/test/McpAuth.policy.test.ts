@@ -4,9 +4,10 @@
  * stop the flow (resource mismatch, no PKCE, wrong `iss`) before anything reaches the wrong place.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as TestClock from "effect/TestClock"
+import { TestClock } from "effect/testing"
 import * as jose from "jose"
 import * as engine from "../src/internal/auth/engine.js"
 import type { AuthOptions } from "../src/internal/auth/options.js"
@@ -38,13 +39,15 @@ const setup = (as: ScriptedAs, extra: Partial<AuthOptions> = {}) =>
 
 const failureOf = <A>(exit: Exit.Exit<A, McpAuthError>): McpAuthError => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  // Effect 4's Cause is flat: a single failure is the one `Fail` reason.
+  const reasons = exit.cause.reasons
+  const failure = reasons.length === 1 && reasons[0] !== undefined && Cause.isFailReason(reasons[0]) ? reasons[0].error : undefined
   if (!(failure instanceof McpAuthError)) throw new Error(`expected an McpAuthError, got ${String(exit.cause)}`)
   return failure
 }
 
 describe("McpAuth policy", () => {
-  it.scoped("a 401 runs discovery, registration and the code flow with PKCE S256, state, resource and the challenge's scope", () =>
+  it.effect("a 401 runs discovery, registration and the code flow with PKCE S256, state, resource and the challenge's scope", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth, user } = yield* setup(as)
@@ -72,7 +75,7 @@ describe("McpAuth policy", () => {
       assert.deepStrictEqual(yield* auth.headers("POST", new URL(as.mcpUrl)), { authorization: "Bearer access-1" })
     }))
 
-  it.scoped("refreshes before expiry (TestClock) with the resource parameter, without asking the user again", () =>
+  it.effect("refreshes before expiry (TestClock) with the resource parameter, without asking the user again", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth, user } = yield* setup(as)
@@ -86,7 +89,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(user.opened.length, 1)
     }))
 
-  it.scoped("a refused refresh (invalid_grant) clears the tokens and authorizes once more", () =>
+  it.effect("a refused refresh (invalid_grant) clears the tokens and authorizes once more", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth, user } = yield* setup(as)
@@ -99,7 +102,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(as.paths().filter((path) => path === "/register").length, 1)
     }))
 
-  it.scoped("step-up asks for the union of scopes, and a server that never stops asking gets a tagged error", () =>
+  it.effect("step-up asks for the union of scopes, and a server that never stops asking gets a tagged error", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth, user } = yield* setup(as)
@@ -116,7 +119,7 @@ describe("McpAuth policy", () => {
       assert.isFalse(yield* auth.onChallenge({ authorization: "Bearer access-3" }, 403, { "www-authenticate": "Bearer error=\"invalid_token\"" }))
     }))
 
-  it.scoped("a PRM resource that is not this server is refused before any authorization server request", () =>
+  it.effect("a PRM resource that is not this server is refused before any authorization server request", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       as.switches.prmResource = "https://evil.example/mcp"
@@ -128,7 +131,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(user.opened.length, 0)
     }))
 
-  it.scoped("no PKCE S256 in the metadata: refused before the user is asked", () =>
+  it.effect("no PKCE S256 in the metadata: refused before the user is asked", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       as.switches.pkce = false
@@ -139,7 +142,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(user.opened.length, 0)
     }))
 
-  it.scoped("a wrong or missing iss on the redirect stops the flow before the token request", () =>
+  it.effect("a wrong or missing iss on the redirect stops the flow before the token request", () =>
     Effect.gen(function*() {
       for (const iss of ["wrong", "omit"] as const) {
         const as = yield* scriptedAs
@@ -151,7 +154,7 @@ describe("McpAuth policy", () => {
       }
     }))
 
-  it.scoped("errors name the step and what the server said, and carry no secret or token", () =>
+  it.effect("errors name the step and what the server said, and carry no secret or token", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth } = yield* setup(as)
@@ -165,7 +168,7 @@ describe("McpAuth policy", () => {
       for (const secret of [CLIENT_SECRET, "access-1", "refresh-1", "code-1"]) assert.notInclude(everything, secret)
     }))
 
-  it.scoped("a new authorization server in the PRM: registered there afresh, the old one's client never presented", () =>
+  it.effect("a new authorization server in the PRM: registered there afresh, the old one's client never presented", () =>
     Effect.gen(function*() {
       const as1 = yield* scriptedAs
       const as2 = yield* scriptedAs
@@ -185,7 +188,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(as2.seen.filter((request) => request.path === "/token").length, 1)
     }))
 
-  it.scoped("a stored registration is reused for the same redirect URL only", () =>
+  it.effect("a stored registration is reused for the same redirect URL only", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       as.switches.noRefresh = true
@@ -204,7 +207,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(as.paths().filter((path) => path === "/register").length, 2)
     }))
 
-  it.scoped("workload JWT bearer grant: the assertion as `assertion`, a refusal surfaced and never retried", () =>
+  it.effect("workload JWT bearer grant: the assertion as `assertion`, a refusal surfaced and never retried", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       as.switches.noRefresh = true
@@ -230,7 +233,7 @@ describe("McpAuth policy", () => {
       )
     }))
 
-  it.scoped("a pre-registered client with a key authenticates with private_key_jwt where the server supports it", () =>
+  it.effect("a pre-registered client with a key authenticates with private_key_jwt where the server supports it", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       as.switches.authMethods = ["private_key_jwt", "client_secret_basic"]
@@ -249,7 +252,7 @@ describe("McpAuth policy", () => {
       assert.strictEqual(verified.payload.sub, "pre-1")
     }))
 
-  it.scoped("a bearer token given as it is: sent as it is, and a 401 is an error", () =>
+  it.effect("a bearer token given as it is: sent as it is, and a 401 is an error", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
       const { auth } = yield* setup(as, { bearerToken: "given-token" })

@@ -99,7 +99,7 @@ describe("token stores", () => {
 })
 
 describe("loopback redirect receiver", () => {
-  it.scoped("listens on 127.0.0.1 and hands back the URL the browser was sent to", () =>
+  it.effect("listens on 127.0.0.1 and hands back the URL the browser was sent to", () =>
     Effect.gen(function*() {
       const opened: Array<string> = []
       const receiver = yield* McpAuth.loopbackReceiverScoped({
@@ -122,7 +122,7 @@ describe("loopback redirect receiver", () => {
 })
 
 describe("bounded answers", () => {
-  it.scoped("an answer over 1 MiB fails the exchange instead of being held", () =>
+  it.effect("an answer over 1 MiB fails the exchange instead of being held", () =>
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
         Effect.promise(async () => {
