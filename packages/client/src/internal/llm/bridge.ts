@@ -298,7 +298,8 @@ const failedOutcome = (name: string, cause: Cause.Cause<unknown>): ToolOutcome =
   content: Cause.hasInterruptsOnly(cause)
     ? `Tool "${name}" was interrupted before it finished.`
     : `Tool "${name}" failed unexpectedly: ${describeUnknownError(Cause.squash(cause))}`,
-  isError: true
+  isError: true,
+  failure: Cause.squash(cause)
 })
 
 /**
