@@ -3,8 +3,8 @@
  * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
  * elicitation; unless stdin and stdout are a terminal it is declined.
  */
-import type { InputFulfiller } from "@mcp-effect/client"
 import * as Prompt from "effect/cli/Prompt"
+import type { InputFulfiller } from "@mcp-effect/client"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { StatusLine } from "./status.js"

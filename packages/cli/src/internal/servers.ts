@@ -3,8 +3,8 @@
  * or the error it gave. A broken entry (malformed, or a server that fails) is reported; the others are not
  * held up by it.
  */
-import { McpConfig } from "@mcp-effect/client"
 import * as Command from "effect/cli/Command"
+import { McpConfig } from "@mcp-effect/client"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
