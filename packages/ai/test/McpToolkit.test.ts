@@ -11,11 +11,13 @@ import { LlmBridge, McpClient, type McpError, McpSchema, McpTestServer, Toolkit 
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { LanguageModel, Prompt, Response, Tool } from "effect/ai"
+import { TestClock } from "effect/testing"
 
 const weather = McpTestServer.make({
   era: "modern",
@@ -281,6 +283,27 @@ describe("McpToolkit: the options of Effect's McpClient.toolkit", () => {
       const [result] = response.toolResults
       assert.strictEqual(result?.isFailure, true)
       assert.match(String(result?.result), /did not answer within 100 ms/)
+    }))
+
+  it.effect("timeout on a local toolkit: the run is bounded by the toolkit itself (TestClock)", () =>
+    Effect.gen(function*() {
+      const slow = LocalToolkit.tool({
+        name: "slow",
+        parameters: Schema.Struct({}),
+        handler: () => Effect.as(Effect.sleep("5 seconds"), "late")
+      })
+      const mcp = yield* McpToolkit.fromSource(yield* LocalToolkit.source(LocalToolkit.make(slow)), { timeout: "1 second" })
+      const fiber = yield* LanguageModel.generateText({ prompt: "be slow", toolkit: mcp }).pipe(
+        Effect.provide(scriptedModel([{ id: "t2", name: "slow", params: {} }], [])),
+        Effect.forkChild
+      )
+      // The handler starts after a few scheduler turns: move the clock in steps (3 s in all, short of the
+      // handler's 5 s) until the round is over.
+      for (let step = 0; step < 30 && fiber.pollUnsafe() === undefined; step++) yield* TestClock.adjust("100 millis")
+      const response = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(response.toolResults.map((r) => [r.isFailure, r.result]), [
+        [true, "Tool \"slow\" did not finish in time and was cancelled."]
+      ])
     }))
 
   it.effect("resultMode complete: the whole CallToolResult, sent to the model as text and file parts", () =>
