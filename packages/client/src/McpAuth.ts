@@ -37,8 +37,8 @@ import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as engine from "./internal/auth/engine.js"
-import * as loopback from "./internal/auth/loopback.js"
+import type { Engine } from "./internal/auth/engine.js"
+import type * as loopback from "./internal/auth/loopback.js"
 import type { AuthOptions } from "./internal/auth/options.js"
 import * as store from "./internal/auth/store.js"
 import { McpAuthError } from "./McpAuthError.js"
@@ -97,9 +97,30 @@ export interface Service {
  */
 export class McpAuth extends Context.Service<McpAuth, Service>()("@mcp-effect/client/McpAuth") {}
 
+// The OAuth engine (oauth4webapi and a dozen modules) and the loopback receiver (node:http, whose ESM facade
+// loads Node's bundled undici, http2, tls and zlib) are loaded on first use: most programs never authorize.
+let engineModule: Promise<typeof import("./internal/auth/engine.js")> | undefined
+const loadEngine = () => (engineModule ??= import("./internal/auth/engine.js"))
+let loopbackModule: Promise<typeof import("./internal/auth/loopback.js")> | undefined
+const loadLoopback = () => (loopbackModule ??= import("./internal/auth/loopback.js"))
+
 /** An OAuth failure as the transport reports it: the `McpAuthError` is its cause. */
 const asTransportError = (error: McpAuthError) =>
   new McpTransportError({ reason: "Auth", status: error.status ?? 401, detail: error.message, cause: error })
+
+/** The transport's view of one server's OAuth engine. */
+const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
+  headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
+  // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just carry what
+  // there is.
+  onChallenge: (challenge) =>
+    challenge.request.method !== "POST"
+      ? Effect.succeed("fail" as const)
+      : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
+        Effect.map((again) => again ? "retry" as const : "fail" as const),
+        Effect.mapError(asTransportError)
+      )
+})
 
 /**
  * The authorization service. Uses the `TokenStore` if one is provided, else `tokenFile`, else memory.
@@ -117,18 +138,10 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
       )
       return McpAuth.of({
         forServer: (url) =>
-          Effect.map(engine.make(new URL(url), options, tokens), (auth): McpTransport.HttpAuthorizer => ({
-            headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
-            // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just
-            // carry what there is.
-            onChallenge: (challenge) =>
-              challenge.request.method !== "POST"
-                ? Effect.succeed("fail" as const)
-                : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
-                  Effect.map((again) => again ? "retry" as const : "fail" as const),
-                  Effect.mapError(asTransportError)
-                )
-          }))
+          Effect.promise(loadEngine).pipe(
+            Effect.flatMap((engine) => engine.make(new URL(url), options, tokens)),
+            Effect.map(authorizerOf)
+          )
       })
     })
   )
@@ -170,7 +183,7 @@ export const authErrorOf = (error: unknown): McpAuthError | undefined => {
  * @category constructors
  */
 export const loopbackReceiver = (options?: loopback.LoopbackOptions): Promise<loopback.LoopbackReceiver> =>
-  loopback.start(options)
+  loadLoopback().then((module) => module.start(options))
 
 /**
  * The loopback receiver as a scoped resource.
@@ -181,4 +194,4 @@ export const loopbackReceiver = (options?: loopback.LoopbackOptions): Promise<lo
 export const loopbackReceiverScoped = (
   options?: loopback.LoopbackOptions
 ): Effect.Effect<loopback.LoopbackReceiver, never, Scope.Scope> =>
-  Effect.acquireRelease(Effect.promise(() => loopback.start(options)), (receiver) => Effect.promise(receiver.close))
+  Effect.acquireRelease(Effect.promise(() => loopbackReceiver(options)), (receiver) => Effect.promise(receiver.close))

@@ -20,14 +20,13 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Scope from "effect/Scope"
-import * as http from "./internal/transport/http.js"
+import * as environment from "./internal/transport/environment.js"
 import * as memory from "./internal/transport/memory.js"
-import * as stdio from "./internal/transport/stdio.js"
 import type { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "./McpError.js"
 import type { JsonObject, OutboundMessage, RequestId } from "./McpSchema.js"
 
@@ -183,13 +182,20 @@ export interface StdioOptions {
   readonly maxQueuedBytes?: number | undefined
 }
 
+// The portable transports are loaded when a layer is built: most programs use one of them at most (the
+// stdio one loads `effect/process`, the HTTP one `effect/http` and `effect/encoding`'s SSE parser).
+let stdioModule: Promise<typeof import("./internal/transport/stdio.js")> | undefined
+const loadStdio = () => (stdioModule ??= import("./internal/transport/stdio.js"))
+let httpModule: Promise<typeof import("./internal/transport/http.js")> | undefined
+const loadHttp = () => (httpModule ??= import("./internal/transport/http.js"))
+
 /**
  * The environment variables a spawned server inherits by default.
  *
  * @since 0.1.0
  * @category constants
  */
-export const SAFE_ENV_KEYS: ReadonlyArray<string> = stdio.SAFE_ENV_KEYS
+export const SAFE_ENV_KEYS: ReadonlyArray<string> = environment.SAFE_ENV_KEYS
 
 /**
  * The environment a server started with these options gets.
@@ -197,7 +203,7 @@ export const SAFE_ENV_KEYS: ReadonlyArray<string> = stdio.SAFE_ENV_KEYS
  * @since 0.1.0
  * @category constructors
  */
-export const childEnvironment: (options: StdioOptions) => Record<string, string> = stdio.childEnvironment
+export const childEnvironment: (options: StdioOptions) => Record<string, string> = environment.childEnvironment
 
 /**
  * A transport that spawns the server as a child process (`effect/process`: provide a `ChildProcessSpawner`, e.g.
@@ -214,7 +220,7 @@ export const childEnvironment: (options: StdioOptions) => Record<string, string>
 export const layerStdio = (
   options: StdioOptions
 ): Layer.Layer<McpTransport, never, ChildProcessSpawner.ChildProcessSpawner> =>
-  Layer.effect(McpTransport, stdio.make(options))
+  Layer.effect(McpTransport, Effect.flatMap(Effect.promise(loadStdio), (stdio) => stdio.make(options)))
 
 /**
  * The server side of an in-memory connection, for tests.
@@ -377,4 +383,4 @@ export interface HttpOptions {
  * @category layers
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<McpTransport, never, HttpClient.HttpClient> =>
-  Layer.effect(McpTransport, http.make(options))
+  Layer.effect(McpTransport, Effect.flatMap(Effect.promise(loadHttp), (http) => http.make(options)))

@@ -17,9 +17,7 @@ import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
-import * as http from "./internal/transport/http.js"
 import * as nodeStdio from "./internal/transport/nodeStdio.js"
-import * as undiciRequester from "./internal/transport/undiciRequester.js"
 import * as McpTransport from "./McpTransport.js"
 
 /**
@@ -32,6 +30,17 @@ import * as McpTransport from "./McpTransport.js"
 export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
   Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
 
+// The HTTP transport (and `effect/http`, `effect/encoding`'s SSE parser) is loaded when the layer is built.
+let httpModules:
+  | Promise<{
+    readonly http: typeof import("./internal/transport/http.js")
+    readonly undiciRequester: typeof import("./internal/transport/undiciRequester.js")
+  }>
+  | undefined
+const loadHttp = () =>
+  httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/transport/undiciRequester.js")])
+    .then(([http, undiciRequester]) => ({ http, undiciRequester }))
+
 /**
  * The Streamable HTTP transport on Node's undici HTTP client: its dispatcher directly, with an agent of its
  * own (closed with the layer), responses pushed to the transport as they come (the fast path;
@@ -43,7 +52,10 @@ export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.L
 export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
   Layer.effect(
     McpTransport.McpTransport,
-    Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
+    Effect.flatMap(
+      Effect.promise(loadHttp),
+      ({ http, undiciRequester }) => Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
+    )
   )
 
 /** The HTTP transport with `McpAuth` as its authorization. */

@@ -24,7 +24,7 @@ import { deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
 import * as ProcessGroups from "./processGroups.js"
-import { childEnvironment } from "./stdio.js"
+import { childEnvironment } from "./environment.js"
 
 type Ended = McpServerGoneError | McpClosedError
 

@@ -25,50 +25,10 @@ import * as Stream from "effect/Stream"
 import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
+import { childEnvironment } from "./environment.js"
 import { deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
-
-/** @internal */
-export const SAFE_ENV_KEYS: ReadonlyArray<string> = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TERM",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-  // Windows
-  "APPDATA",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "LOCALAPPDATA",
-  "PATHEXT",
-  "PROGRAMFILES",
-  "SYSTEMDRIVE",
-  "SYSTEMROOT",
-  "TEMP",
-  "USERNAME",
-  "USERPROFILE",
-  "WINDIR"
-]
-
-/** @internal */
-export const childEnvironment = (options: StdioOptions): Record<string, string> => {
-  const inherited: Record<string, string> = {}
-  const mode = options.inheritEnv ?? "safe"
-  if (mode !== "none") {
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value === undefined || value.startsWith("()")) continue // exported shell functions
-      if (mode === "all" || SAFE_ENV_KEYS.includes(key.toUpperCase())) inherited[key] = value
-    }
-  }
-  return { ...inherited, ...options.env }
-}
 
 const appendTail = (max: number) => (tail: Uint8Array, chunk: Uint8Array): Uint8Array => {
   if (chunk.length >= max) return chunk.slice(chunk.length - max)
