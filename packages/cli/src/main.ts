@@ -37,9 +37,12 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
   return cli(args).pipe(
     Effect.as<number>(ExitCode.ok),
     Effect.provideService(CommandTail, tail),
-    // Help and the parse errors are already printed by effect/cli.
+    // Help and the parse errors are already printed by effect/cli. A command without a subcommand (`mcp-effect`,
+    // `mcp-effect auth`) shows its help: a ShowHelp without errors, a success as in Effect 3.
     Effect.catch((error): Effect.Effect<number> => {
-      if (CliError.isCliError(error)) return Effect.succeed(ExitCode.usage)
+      if (CliError.isCliError(error)) {
+        return Effect.succeed(error._tag === "ShowHelp" && error.errors.length === 0 ? ExitCode.ok : ExitCode.usage)
+      }
       switch (error._tag) {
         case "ToolReturnedError":
         case "SomeServersFailed":

@@ -78,11 +78,18 @@ describe("mcp-effect --help", () => {
       assert.notInclude(noColor.stdout, "\x1b[")
     }))
 
-  it.live("--version; usage errors: exit 2, the error and a pointer to --help on stderr, nothing on stdout", () =>
+  it.live("--version; help without a subcommand; usage errors: exit 2, the error and a pointer to --help on stderr, nothing on stdout", () =>
     Effect.gen(function*() {
       const version = yield* run(["--version"])
       assert.strictEqual(version.code, 0)
-      assert.strictEqual(version.stdout, "mcp-effect v0.1.0\n")
+      assert.strictEqual(version.stdout, "0.1.0\n")
+      // A command without its subcommand shows its help (exit 0, as in Effect 3).
+      for (const path of [[], ["auth"]]) {
+        const help = yield* run(path)
+        assert.strictEqual(help.code, 0, path.join(" "))
+        assert.include(help.stdout, "SUBCOMMANDS")
+        assert.strictEqual(help.stderr, "")
+      }
 
       const unknown = yield* run(["frobnicate"])
       assert.strictEqual(unknown.code, 2)

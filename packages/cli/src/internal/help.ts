@@ -38,7 +38,7 @@ export const formatter = (colors: boolean): CliOutput.Formatter => {
   }
 }
 
-/** Help and version on stdout; parse errors on stderr with a pointer to the command's help. */
+/** Help and the version on stdout; parse errors on stderr with a pointer to the command's help. */
 const presenter = (colors: { readonly stdout: boolean; readonly stderr: boolean }): CliOutput.Presenter => {
   const out = formatter(colors.stdout)
   return {
@@ -47,7 +47,8 @@ const presenter = (colors: { readonly stdout: boolean; readonly stderr: boolean 
         case "Help":
           return Console.log(out.formatHelpDoc(event.helpDoc))
         case "Version":
-          return Console.log(out.formatVersion(event.name, event.version))
+          // The bare version, as Effect 3 printed it (scripts read it).
+          return Console.log(event.version)
         case "InvalidInvocation":
           return Console.error(
             `${formatter(colors.stderr).formatErrors(event.errors).trim()}\n\nRun '${event.commandPath.join(" ")} --help' for usage.`
