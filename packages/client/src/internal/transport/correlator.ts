@@ -2,7 +2,7 @@
  * The one map of requests in flight: each entry is also its request's deadline timer, settled exactly once,
  * by its answer, its timeout, a transport failure or the end of the connection.
  */
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import {
@@ -16,6 +16,7 @@ import {
 import { isRecord, type RequestId } from "../../McpSchema.js"
 import type { MessageMeta, SendContext } from "../../McpTransport.js"
 import type * as Deadline from "./deadline.js"
+import { millisOf } from "./deadline.js"
 
 /** @internal */
 export type AnswerError =
@@ -54,7 +55,7 @@ export class Pending implements Deadline.Timer {
     readonly started: number,
     private readonly onExpire: (entry: Pending) => Effect.Effect<void> | void
   ) {
-    this.at = started + Duration.toMillis(options.timeout)
+    this.at = started + millisOf(options.timeout)
   }
   expire(): Effect.Effect<void> | void {
     return this.onExpire(this)

@@ -16,6 +16,15 @@ import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 
 /**
+ * A duration in milliseconds, read directly when it is held in milliseconds (every timeout the client makes):
+ * `Duration.toMillis` builds a matcher of four closures on each call, and a request reads its timeout once.
+ *
+ * @internal
+ */
+export const millisOf = (duration: Duration.Duration): number =>
+  duration.value._tag === "Millis" ? duration.value.millis : Duration.toMillis(duration)
+
+/**
  * A deadline: `expire` is called once, on the sweeper, when the clock reaches `at` (unless removed before).
  * `at` may be moved later at any time; moving it earlier needs `reschedule`.
  *

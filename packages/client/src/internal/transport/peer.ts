@@ -7,7 +7,6 @@
  * HTTP by closing its response stream).
  */
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
@@ -110,8 +109,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     const expire = (entry: Pending) => {
       if (entry.settled !== undefined) return
       const { maxTotal, timeout, limit } = entry.options
-      const capped = maxTotal !== undefined && entry.at >= entry.started + Duration.toMillis(maxTotal)
-      const timeoutMillis = Duration.toMillis(capped && maxTotal !== undefined ? maxTotal : timeout)
+      const capped = maxTotal !== undefined && entry.at >= entry.started + Deadline.millisOf(maxTotal)
+      const timeoutMillis = Deadline.millisOf(capped && maxTotal !== undefined ? maxTotal : timeout)
       const error = new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis })
       // Not on the sweeper itself: a legacy HTTP cancellation is a POST. Started at once: it is written (or its
       // POST begun) before the caller resumes.
@@ -170,8 +169,8 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       const maxTotal = entry?.options.maxTotal
       if (entry === undefined || maxTotal === undefined) return
       entry.at = Math.min(
-        deadlines.now() + Duration.toMillis(entry.options.timeout),
-        entry.started + Duration.toMillis(maxTotal)
+        deadlines.now() + Deadline.millisOf(entry.options.timeout),
+        entry.started + Deadline.millisOf(maxTotal)
       )
     }
 
