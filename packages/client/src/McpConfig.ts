@@ -35,7 +35,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -231,6 +230,16 @@ export const load = (
     return yield* parse.parseDocument(document, envOf(options), path)
   })
 
+// Node's file system is loaded when a file is read: `@effect/platform-node` is an optional peer, and a program
+// that never reads a configuration file loads neither it nor its modules.
+let nodeFileSystemModule: Promise<typeof import("@effect/platform-node/NodeFileSystem")> | undefined
+const nodeFileSystem: Layer.Layer<FileSystem.FileSystem> = Layer.unwrap(
+  Effect.map(
+    Effect.promise(() => (nodeFileSystemModule ??= import("@effect/platform-node/NodeFileSystem"))),
+    (module) => module.layer
+  )
+)
+
 /**
  * Read a source entry by entry: a malformed entry is its own `McpConfigError` and leaves the others alone
  * (what `mcp-effect servers` shows). Fails only when the document itself cannot be read.
@@ -251,7 +260,7 @@ export const readEntries = (
           fs.readFileString(source).pipe(
             Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
           )
-      ).pipe(Effect.flatMap((text) => parse.parseText(text, path)), Effect.provide(NodeFileSystem.layer))
+      ).pipe(Effect.flatMap((text) => parse.parseText(text, path)), Effect.provide(nodeFileSystem))
       : source
     const servers = yield* parse.serversOf(document, path)
     return yield* Effect.forEach(
@@ -276,7 +285,7 @@ export type Source = string | Readonly<Record<string, unknown>>
  */
 export const read = (source: Source, options?: ParseOptions): Effect.Effect<Config, McpConfigError> =>
   typeof source === "string"
-    ? load(source, options).pipe(Effect.provide(NodeFileSystem.layer))
+    ? load(source, options).pipe(Effect.provide(nodeFileSystem))
     : parseConfig(source, options)
 
 // -----------------------------------------------------------------------------
