@@ -146,7 +146,8 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
       yield* Stream.fromPubSub(context.notifications).pipe(
         Stream.filter(legacyWanted(granted, uris)),
         Stream.runForEach((notification) => Queue.offer(queue, notification)),
-        Effect.forkScoped
+        // Started at once: subscribed to the notifications before this returns, so none published after is missed.
+        Effect.forkScoped({ startImmediately: true })
       )
       const subscription: Subscription = { acknowledged: granted, notifications: Stream.fromQueue(queue) }
       return subscription

@@ -618,7 +618,8 @@ const postOther = (
       state.protocolVersion = context.protocolVersion
       if ((state.options.getStream ?? true) && !state.getStream) {
         state.getStream = true
-        yield* Effect.forkIn(getStream(state), state.scope)
+        // Started at once (Effect 4 forks start on the scheduler): the GET is under way before the next message.
+        yield* Effect.forkIn(getStream(state), state.scope, { startImmediately: true })
       }
     }
   })
@@ -691,7 +692,8 @@ const sendRequest = (
       postRequest(state, request, body, headers, context, era).pipe(
         Effect.catch((error) => Effect.sync(() => reportFailure(state, request, error))),
         Effect.interruptible,
-        Effect.forkDetach
+        // Started at once: the POST is under way, in order, before `send` returns.
+        Effect.forkDetach({ startImmediately: true })
       ),
       (fiber) => Scope.addFinalizer(scope, Effect.suspend(() => request.answered ? Fiber.await(fiber) : Fiber.interrupt(fiber)))
     )
