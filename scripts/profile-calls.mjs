@@ -8,6 +8,9 @@
  *   node scripts/profile-calls.mjs ours-promise modern 8000 1 --out /tmp/p.cpuprofile
  *   node scripts/profile-calls.mjs --summary /tmp/p.cpuprofile 8000     # summarise a saved profile
  *
+ * `--alloc` samples allocations instead (V8's sampling heap profiler, objects already collected included): bytes
+ * allocated per call, per package and per function, a count that the machine's load does not change.
+ *
  * `--bench-like` warms up as a benchmark run does (200 + 400 sequential calls), so that the profile shows the
  * cold phase the benchmark's 64-in-flight cell measures. Profile times are wall-clock samples of the main thread:
  * time in a syscall includes waiting for the CPU (on a shared machine, the server running), and the JIT's and
@@ -81,6 +84,29 @@ if (summaryOf !== undefined) {
 
 const out = option("--out")
 const benchLike = flag("--bench-like")
+const alloc = flag("--alloc")
+
+/** Bytes allocated per call, per package and per function (self), from a sampling heap profile. */
+const allocSummary = (profile, calls, top = 30) => {
+  const byFunction = new Map()
+  const byPackage = new Map()
+  let total = 0
+  const walk = (node) => {
+    if (node.selfSize > 0) {
+      const frame = node.callFrame
+      const where = frame.url.replace(/.*node_modules\//, "").replace(/.*packages\//, "")
+      const key = `${frame.functionName || "(anonymous)"} ${where}${where ? `:${frame.lineNumber + 1}` : ""}`
+      byFunction.set(key, (byFunction.get(key) ?? 0) + node.selfSize)
+      const pkg = packageOf(frame.url)
+      byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + node.selfSize)
+      total += node.selfSize
+    }
+    for (const child of node.children) walk(child)
+  }
+  walk(profile.head)
+  const rows = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${(v / calls).toFixed(0).padStart(8)}  ${k}`)
+  return [`allocated: ${(total / calls).toFixed(0)} bytes/call (sampled)`, "per package (bytes/call):", ...rows(byPackage, 20), "per function, self (bytes/call):", ...rows(byFunction, top)].join("\n")
+}
 const [client = "ours", era = "legacy", callsArg = "8000", widthArg = "64"] = args
 const calls = Number(callsArg)
 const width = Number(widthArg)
@@ -111,21 +137,35 @@ try {
   }
   const session = new Session()
   session.connect()
-  await session.post("Profiler.enable")
-  await session.post("Profiler.setSamplingInterval", { interval: 100 })
-  await session.post("Profiler.start")
-  const cpu0 = process.cpuUsage()
-  const t0 = performance.now()
-  await runner.calls(calls, width)
-  const cpu = process.cpuUsage(cpu0)
-  const ms = performance.now() - t0
-  const { profile } = await session.post("Profiler.stop")
-  if (out !== undefined) writeFileSync(out, JSON.stringify(profile))
-  console.log(
-    `${client} ${target.era}, ${calls} calls, ${width} in flight: ${((cpu.user + cpu.system) / calls).toFixed(1)} µs CPU/call ` +
-      `(all threads, profiler included), ${((calls * 1000) / ms).toFixed(0)} calls/s`
-  )
-  console.log(summary(profile, calls))
+  if (alloc) {
+    await session.post("HeapProfiler.enable")
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true
+    })
+    await runner.calls(calls, width)
+    const { profile } = await session.post("HeapProfiler.stopSampling")
+    if (out !== undefined) writeFileSync(out, JSON.stringify(profile))
+    console.log(`${client} ${target.era}, ${calls} calls, ${width} in flight`)
+    console.log(allocSummary(profile, calls))
+  } else {
+    await session.post("Profiler.enable")
+    await session.post("Profiler.setSamplingInterval", { interval: 100 })
+    await session.post("Profiler.start")
+    const cpu0 = process.cpuUsage()
+    const t0 = performance.now()
+    await runner.calls(calls, width)
+    const cpu = process.cpuUsage(cpu0)
+    const ms = performance.now() - t0
+    const { profile } = await session.post("Profiler.stop")
+    if (out !== undefined) writeFileSync(out, JSON.stringify(profile))
+    console.log(
+      `${client} ${target.era}, ${calls} calls, ${width} in flight: ${((cpu.user + cpu.system) / calls).toFixed(1)} µs CPU/call ` +
+        `(all threads, profiler included), ${((calls * 1000) / ms).toFixed(0)} calls/s`
+    )
+    console.log(summary(profile, calls))
+  }
 } finally {
   await runner.close()
 }
