@@ -17,21 +17,21 @@ export const READ_SKILL_FILE = "read_skill_file"
 
 const SEPARATOR = "__"
 
-interface Named {
+interface Named<E> {
   readonly name: string
   readonly skill: Skill
-  readonly provider: Provider<unknown>
+  readonly provider: Provider<E>
 }
 
 /**
  * The names the model sees: `prefix__name` under a prefix, the bare name otherwise; a name a provider lists
  * twice (two skill paths, one name) keeps it the first time and gains a hash of its URI after that.
  */
-const nameAll = (
-  listed: ReadonlyArray<{ readonly prefix: string | undefined; readonly provider: Provider<unknown>; readonly skills: ReadonlyArray<Skill> }>
-): ReadonlyArray<Named> => {
+const nameAll = <E>(
+  listed: ReadonlyArray<{ readonly prefix: string | undefined; readonly provider: Provider<E>; readonly skills: ReadonlyArray<Skill> }>
+): ReadonlyArray<Named<E>> => {
   const taken = new Set<string>()
-  const named: Array<Named> = []
+  const named: Array<Named<E>> = []
   for (const { prefix, provider, skills } of listed) {
     for (const skill of skills) {
       const base = prefix === undefined ? skill.name : `${prefix}${SEPARATOR}${skill.name}`
@@ -50,7 +50,7 @@ const describeFailure = (failure: SkillsError): string =>
     ? `The skill file ${failure.uri} failed verification (${failure.reason}) and was not used.`
     : failure.message
 
-const loadOutcome = (named: Named, instructions: string): ToolOutcome => {
+const loadOutcome = <E>(named: Named<E>, instructions: string): ToolOutcome => {
   const files = named.skill.resources === "dynamic"
     ? []
     : named.skill.resources.filter((r) => r.uri !== named.skill.uri)
@@ -67,10 +67,10 @@ export const make = <E>(
   providers: ReadonlyArray<{ readonly prefix: string | undefined; readonly provider: Provider<E> }>,
   options: LibraryOptions
 ): Library<E> => {
-  const listAll = (refresh: boolean): Effect.Effect<ReadonlyArray<Named>, E> =>
+  const listAll = (refresh: boolean): Effect.Effect<ReadonlyArray<Named<E>>, E> =>
     Effect.forEach(
       providers,
-      ({ prefix, provider }) => Effect.map(provider.list({ refresh }), (skills) => ({ prefix, provider: provider as Provider<unknown>, skills })),
+      ({ prefix, provider }) => Effect.map(provider.list({ refresh }), (skills) => ({ prefix, provider, skills })),
       { concurrency: "unbounded" }
     ).pipe(Effect.map(nameAll))
 
@@ -90,29 +90,33 @@ export const make = <E>(
         ...entries.map((entry) => `- ${entry.name}: ${oneLine(entry.description)}`)
       ].join("\n"))
 
-  /** The skill of that name: from the catalogue as listed now, once more after a fresh listing. */
-  const find = (name: unknown): Effect.Effect<Named | undefined> =>
-    typeof name !== "string" ? Effect.succeed(undefined) : listAll(false).pipe(
+  /**
+   * The skill of that name: from the catalogue as listed now, once more after a fresh listing; the outcome to
+   * answer with when there is none (an unknown name, or a listing that failed).
+   */
+  const find = (name: unknown): Effect.Effect<Named<E> | ToolOutcome> =>
+    typeof name !== "string" ? Effect.succeed(unknown(name)) : listAll(false).pipe(
       Effect.flatMap((all) => {
         const found = all.find((n) => n.name === name)
         return found !== undefined ? Effect.succeed(found) : Effect.map(listAll(true), (fresh) => fresh.find((n) => n.name === name))
       }),
-      Effect.orElseSucceed(() => undefined)
+      Effect.map((found) => found ?? unknown(name)),
+      Effect.catch((failure: E) => Effect.succeed(error(`The skills could not be listed: ${messageOf(failure)}`)))
     )
 
-  const unknown = (name: unknown) =>
-    Effect.succeed(error(`Unknown skill ${JSON.stringify(name)}: use a name from the skills catalogue.`))
+  const unknown = (name: unknown): ToolOutcome =>
+    error(`Unknown skill ${JSON.stringify(name)}: use a name from the skills catalogue.`)
 
   const load = (args: JsonObject): Effect.Effect<ToolOutcome> =>
     Effect.flatMap(find(args["name"]), (named) =>
-      named === undefined ? unknown(args["name"]) : named.provider.load(named.skill).pipe(
+      !("skill" in named) ? Effect.succeed(named) : named.provider.load(named.skill).pipe(
         Effect.map((loaded) => loadOutcome(named, loaded.instructions)),
         Effect.catch((failure) => Effect.succeed(error(describeFailure(failure))))
       ))
 
   const readFile = (args: JsonObject): Effect.Effect<ToolOutcome> =>
     Effect.flatMap(find(args["name"]), (named) => {
-      if (named === undefined) return unknown(args["name"])
+      if (!("skill" in named)) return Effect.succeed(named)
       const path = args["path"]
       const uri = typeof path === "string" ? `${Entry.skillRoot(named.skill.uri)}/${path.replace(/^\.?\//, "")}` : undefined
       if (uri === undefined || !Entry.isInsideSkill(named.skill.uri, uri)) {
@@ -165,5 +169,7 @@ export const make = <E>(
 
   return { catalogue, systemPrompt, source }
 }
+
+const messageOf = (failure: unknown): string => failure instanceof Error ? failure.message : String(failure)
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
