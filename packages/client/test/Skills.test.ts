@@ -6,6 +6,7 @@
 import { McpClient, McpPromise, McpSkills, McpTestServer } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 const SKILL_MD = `---
 name: pdf-processing
@@ -244,6 +245,31 @@ describe("skills cache and Promise API", () => {
         const server = McpTestServer.make({ era, skills: [pdf], skillsTtlMs: 60_000 })
         yield* withClient(server, Effect.andThen(McpSkills.list(), McpSkills.list()))
         assert.strictEqual((yield* server.requests("skills/list")).length, era === "modern" ? 1 : 2, era)
+      }
+    }))
+
+  it.effect("notifications/resources/list_changed (how servers announce a changed catalogue) evicts cached skills", () =>
+    Effect.gen(function*() {
+      const server = McpTestServer.make({ skills: [pdf], skillsTtlMs: 60_000, skillsDirectoryRead: true })
+      yield* withClient(
+        server,
+        Effect.gen(function*() {
+          const client = yield* McpClientTag
+          const subscription = yield* client.listen({ resourcesListChanged: true })
+          const [skill] = yield* client.listSkills()
+          if (skill === undefined) return assert.fail("no skill")
+          yield* client.getSkill(PDF_URI)
+          yield* client.listSkillDirectory(skill)
+          yield* server.notify("notifications/resources/list_changed", {})
+          // The subscriber sees the notification after the client evicted what it cached.
+          yield* subscription.notifications.pipe(Stream.take(1), Stream.runDrain)
+          yield* client.listSkills()
+          yield* client.getSkill(PDF_URI)
+          yield* client.listSkillDirectory(skill)
+        }).pipe(Effect.scoped)
+      )
+      for (const method of ["skills/list", "skills/get", "resources/directory/read"]) {
+        assert.strictEqual((yield* server.requests(method)).length, 2, method)
       }
     }))
 
