@@ -118,8 +118,9 @@ export interface LoadedSkill {
 export const TypeId: unique symbol = Symbol.for("@mcp-effect/client/McpSkills")
 
 /**
- * A file did not match the skill's listing: its byte size, its SHA-256 digest, its frontmatter (`SKILL.md`),
- * or its contents were not one resource of that URI. Nothing of the file is handed out.
+ * A file did not match the skill's listing: its byte size, its SHA-256 digest, its frontmatter (`SKILL.md`:
+ * `expected` holds the listed values of the fields that differ, `actual` names them), or its contents were not
+ * one resource of that URI. Nothing of the file is handed out.
  *
  * @since 0.1.0
  * @category errors

@@ -160,12 +160,9 @@ export const make = (
           const frontmatter = Entry.parseFrontmatter(asText ?? "")
           if (frontmatter === undefined) return yield* fail("frontmatter", "YAML frontmatter", "none that parses")
           const differences = Entry.frontmatterDifferences(skill.frontmatter, frontmatter)
+          // What differs is named; the file's own values are never handed out.
           if (differences.length > 0) {
-            return yield* fail(
-              "frontmatter",
-              JSON.stringify(pick(skill.frontmatter, differences)),
-              JSON.stringify(pick(frontmatter, differences))
-            )
+            return yield* fail("frontmatter", JSON.stringify(pick(skill.frontmatter, differences)), `other ${differences.join(", ")}`)
           }
         }
         return {
