@@ -45,7 +45,9 @@ const findSkill = (client: McpClient.Service, name: string) =>
     }
     if (others.length > 0) {
       return yield* new UsageError({
-        message: `${matches.length} skills are called ${JSON.stringify(name)}: name one by its URI (${matches.map((s) => s.uri).join(", ")})`
+        message: `${matches.length} skills are called ${JSON.stringify(name)}: name one by its URI (${
+          matches.map((s) => s.uri).join(", ")
+        })`
       })
     }
     return only
@@ -66,9 +68,9 @@ const dynamicFiles = (client: McpClient.Service, skill: McpSkills.Skill) =>
   Effect.gen(function*() {
     const capabilities = yield* client.serverCapabilities
     const declaration = capabilities.extensions?.[McpSkills.EXTENSION_ID]
-    if (typeof declaration !== "object" || declaration === null || !("directoryRead" in declaration) || declaration.directoryRead !== true) {
-      return [skill.uri]
-    }
+    const directoryRead = typeof declaration === "object" && declaration !== null && "directoryRead" in declaration &&
+      declaration.directoryRead === true
+    if (!directoryRead) return [skill.uri]
     const files: Array<string> = []
     const pending = [McpSkills.directoryOf(skill)]
     // At most 512 files and as many folders (the extension's limit per skill).

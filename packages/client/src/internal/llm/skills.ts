@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import type { ToolOutcome, ToolSource } from "../../LlmBridge.js"
 import type { CatalogueEntry, Library, LibraryOptions, Provider } from "../../LlmSkills.js"
 import type { JsonObject } from "../../McpSchema.js"
-import type { Skill, SkillsError } from "../../McpSkills.js"
+import type { Skill, SkillFile, SkillResource, SkillsError } from "../../McpSkills.js"
 import * as Entry from "../skills/entry.js"
 import { stableHash } from "./names.js"
 
@@ -54,11 +54,15 @@ const loadOutcome = <E>(named: Named<E>, instructions: string): ToolOutcome => {
   const files = named.skill.resources === "dynamic"
     ? []
     : named.skill.resources.filter((r) => r.uri !== named.skill.uri)
-  const listing = files.length === 0
-    ? named.skill.resources === "dynamic" ? "\n\n---\nThis skill's files are not listed: read them by path if its instructions name them." : ""
-    : `\n\n---\nFiles of this skill, read with ${READ_SKILL_FILE} (name "${named.name}", path):\n${
-      files.map((f) => `- ${Entry.isInsideSkill(named.skill.uri, f.uri) ? f.uri.slice(Entry.skillRoot(named.skill.uri).length + 1) : f.uri} (${f.size} bytes)`).join("\n")
+  const root = Entry.skillRoot(named.skill.uri)
+  const line = (file: SkillResource) => `- ${file.uri.slice(root.length + 1)} (${file.size} bytes)`
+  const listing = files.length > 0
+    ? `\n\n---\nFiles of this skill, read with ${READ_SKILL_FILE} (name "${named.name}", path):\n${
+      files.map(line).join("\n")
     }`
+    : named.skill.resources === "dynamic"
+    ? "\n\n---\nThis skill's files are not listed: read them by path if its instructions name them."
+    : ""
   return { content: `${instructions}${listing}`, isError: false }
 }
 
@@ -83,8 +87,7 @@ export const make = <E>(
     entries.length === 0
       ? ""
       : [
-        options.preamble ??
-          `You have skills: instructions for particular tasks. When a task matches a skill's description, call ${LOAD_SKILL} with its name before you start, and follow what it says; read the files it refers to with ${READ_SKILL_FILE} when you need them.`,
+        options.preamble ?? PREAMBLE,
         "",
         "Skills:",
         ...entries.map((entry) => `- ${entry.name}: ${oneLine(entry.description)}`)
@@ -124,7 +127,7 @@ export const make = <E>(
       }
       return named.provider.read(named.skill, uri).pipe(
         Effect.map((file): ToolOutcome => ({
-          content: file.text ?? `[${path}: a binary file of ${file.bytes.byteLength} bytes${file.mimeType === undefined ? "" : ` (${file.mimeType})`}, not shown]`,
+          content: file.text ?? binaryNote(String(path), file),
           isError: false
         })),
         Effect.catch((failure) => Effect.succeed(error(describeFailure(failure))))
@@ -137,10 +140,13 @@ export const make = <E>(
         all.length === 0 ? [] : [
           {
             name: LOAD_SKILL,
-            description: "Load a skill: its instructions (SKILL.md) and the list of its files. Use a name from the skills catalogue.",
+            description:
+              "Load a skill: its instructions (SKILL.md) and the list of its files. Use a name from the skills catalogue.",
             inputSchema: {
               type: "object",
-              properties: { name: { type: "string", description: "The skill's name, as the catalogue gives it", enum: all.map((n) => n.name) } },
+              properties: {
+                name: { type: "string", description: "The skill's name, as the catalogue gives it", enum: all.map((n) => n.name) }
+              },
               required: ["name"]
             },
             annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
@@ -169,6 +175,11 @@ export const make = <E>(
 
   return { catalogue, systemPrompt, source }
 }
+
+const PREAMBLE = `You have skills: instructions for particular tasks. When a task matches a skill's description, call ${LOAD_SKILL} with its name before you start, and follow what it says; read the files it refers to with ${READ_SKILL_FILE} when you need them.`
+
+const binaryNote = (path: string, file: SkillFile): string =>
+  `[${path}: a binary file of ${file.bytes.byteLength} bytes${file.mimeType === undefined ? "" : ` (${file.mimeType})`}, not shown]`
 
 const messageOf = (failure: unknown): string => failure instanceof Error ? failure.message : String(failure)
 

@@ -14,7 +14,9 @@ const utf8 = new TextEncoder()
 
 /** The extension as the server declares it, when it serves skills. @internal */
 export const skillsCapability = (definition: Definition): JsonObject | undefined =>
-  definition.skills === undefined ? undefined : { [EXTENSION_ID]: definition.skillsDirectoryRead === true ? { directoryRead: true } : {} }
+  definition.skills === undefined
+    ? undefined
+    : { [EXTENSION_ID]: definition.skillsDirectoryRead === true ? { directoryRead: true } : {} }
 
 const rootOf = (skill: SkillDefinition) => `${SCHEME}${skill.prefix === undefined ? "" : `${skill.prefix}/`}${skill.name}`
 
@@ -80,7 +82,11 @@ const findFile = (definition: Definition, uri: unknown): ServedFile | undefined 
 export const readSkillFile = (conn: ConnectionState, uri: unknown): JsonObject | undefined => {
   const file = findFile(conn.definition, uri)
   if (file === undefined) return undefined
-  const mimeType = file.uri.endsWith(".md") ? "text/markdown" : typeof file.content === "string" ? "text/plain" : "application/octet-stream"
+  const mimeType = file.uri.endsWith(".md")
+    ? "text/markdown"
+    : typeof file.content === "string"
+    ? "text/plain"
+    : "application/octet-stream"
   const content = typeof file.content === "string"
     ? { uri: file.uri, mimeType, text: file.content }
     : { uri: file.uri, mimeType, blob: Base64.encode(file.content) }
@@ -97,7 +103,12 @@ const readDirectory = (conn: ConnectionState, params: JsonObject) =>
       if (!file.uri.startsWith(`${uri}/`)) continue
       const [name = "", ...rest] = file.uri.slice(uri.length + 1).split("/")
       const child = `${uri}/${name}`
-      children.set(child, rest.length === 0 ? { uri: child, name, size: bytesOf(file.content).byteLength } : { uri: child, name, mimeType: DIRECTORY })
+      children.set(
+        child,
+        rest.length === 0
+          ? { uri: child, name, size: bytesOf(file.content).byteLength }
+          : { uri: child, name, mimeType: DIRECTORY }
+      )
     }
     if (children.size === 0) return yield* Effect.fail(new RpcFailure(-32602, `Not a directory: ${uri}`))
     return complete(conn, { ...cacheFields(conn), resources: [...children.values()] })
