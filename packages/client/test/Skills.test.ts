@@ -6,6 +6,7 @@
 import { McpClient, McpPromise, McpSkills, McpTestServer } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 
 const SKILL_MD = `---
@@ -220,6 +221,42 @@ for (const era of ["modern", "legacy"] as const) {
         })
         const skills = yield* withClient(server, McpSkills.list())
         assert.deepStrictEqual(skills.map((s) => s.name), ["pdf-processing"])
+      }))
+
+    it.effect("a listing is bounded by maxPages; an entry listing a file outside its folder is left out", () =>
+      Effect.gen(function*() {
+        const paged = McpTestServer.make({ era, skills: [pdf, other("alpha"), other("beta")], skillsPageSize: 1 })
+        const error = yield* withClient(paged, McpSkills.list(), { maxPages: 2 }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "McpPaginationLimitError")
+        const escaping = McpTestServer.make({
+          era,
+          skills: [pdf, {
+            ...other("alpha"),
+            entry: (entry) => ({
+              ...entry,
+              resources: [
+                ...(entry["resources"] as ReadonlyArray<unknown>),
+                { uri: "skill://pdf-processing/SKILL.md", digest: `sha256:${"1".repeat(64)}`, size: 1 }
+              ]
+            })
+          }]
+        })
+        const result = yield* withClient(
+          escaping,
+          Effect.gen(function*() {
+            const client = yield* McpClientTag
+            const diagnostics = yield* client.diagnostics.pipe(Stream.take(1), Stream.runCollect, Effect.forkChild)
+            yield* Effect.yieldNow
+            const listed = yield* client.listSkills()
+            return { listed, diagnostics: yield* Fiber.join(diagnostics) }
+          })
+        )
+        assert.deepStrictEqual(result.listed.map((s) => s.name), ["pdf-processing"])
+        assert.strictEqual(result.diagnostics[0]?._tag, "InvalidSkill")
+        assert.include(
+          result.diagnostics[0]?._tag === "InvalidSkill" ? result.diagnostics[0].reason : "",
+          "skill://pdf-processing/SKILL.md is not inside the skill's directory"
+        )
       }))
 
     it.effect("declares the extension only when asked to", () =>
