@@ -53,6 +53,7 @@ import type {
   ServerCapabilities,
   Tool
 } from "./McpSchema.js"
+import type * as McpSkills from "./McpSkills.js"
 import type * as McpTransport from "./McpTransport.js"
 import * as ResultCache from "./ResultCache.js"
 
@@ -129,6 +130,8 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
    * Off by default: then the request path carries no span and no metric.
    */
   readonly tracing?: boolean | undefined
+  /** Declare the skills extension (`io.modelcontextprotocol/skills`) in the client's capabilities (default false). */
+  readonly skills?: boolean | undefined
 }
 
 /**
@@ -262,6 +265,30 @@ export interface Service {
     context?: { readonly arguments?: Readonly<Record<string, string>> },
     options?: CallOptions
   ) => Effect.Effect<CompleteResult, McpClientError>
+  /**
+   * Every skill the server lists (all pages, cached as far as `ttlMs` allows); empty when the server does not
+   * declare the skills extension. No file is read. See `McpSkills`.
+   */
+  readonly listSkills: (options?: ListOptions) => Effect.Effect<ReadonlyArray<McpSkills.Skill>, McpClientError>
+  /** The entry of one skill, by the URI of its `SKILL.md` (`skills/get`). */
+  readonly getSkill: (uri: string, options?: ListOptions) => Effect.Effect<McpSkills.Skill, McpSkills.SkillsError>
+  /** The children of a folder of the skill (its root by default); needs the server's `directoryRead`. */
+  readonly listSkillDirectory: (
+    skill: McpSkills.Skill,
+    directory?: string,
+    options?: ListOptions
+  ) => Effect.Effect<ReadonlyArray<McpSkills.DirectoryEntry>, McpSkills.SkillsError>
+  /** One file of the skill, checked against the listed size and digest (and, for `SKILL.md`, frontmatter). */
+  readonly readSkillFile: (
+    skill: McpSkills.Skill,
+    uri: string,
+    options?: ListOptions
+  ) => Effect.Effect<McpSkills.SkillFile, McpSkills.SkillsError>
+  /** The skill's verified `SKILL.md` (the only file read). */
+  readonly loadSkill: (
+    skill: McpSkills.Skill,
+    options?: ListOptions
+  ) => Effect.Effect<McpSkills.LoadedSkill, McpSkills.SkillsError>
   /** Any request, with the era's envelope; the result is checked for `resultType` but not decoded. */
   readonly request: (method: string, params?: JsonObject, options?: CallOptions) => Effect.Effect<unknown, McpClientError>
   /** Tell a legacy server that the roots changed (needs `onListRoots`); a no-op for modern servers. */

@@ -25,6 +25,8 @@ export type McpDiagnostic = Data.TaggedEnum<{
   InvalidTool: { readonly name: string; readonly reason: string }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }
+  /** A `skills/list` entry left out: it breaks the skills extension's rules. */
+  InvalidSkill: { readonly reason: string }
 }>
 
 /**

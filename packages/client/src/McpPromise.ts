@@ -26,6 +26,7 @@ import type * as EraResolver from "./EraResolver.js"
 import * as LlmBridge from "./LlmBridge.js"
 import * as LlmPromise from "./LlmPromise.js"
 import * as McpClient from "./McpClient.js"
+import type * as McpSkills from "./McpSkills.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import { type McpClientError, McpClosedError } from "./McpError.js"
 import type {
@@ -89,6 +90,20 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
     options?: PromiseCallOptions
   ) => Promise<CompleteResult>
   readonly request: (method: string, params?: JsonObject, options?: PromiseCallOptions) => Promise<unknown>
+  /** `McpClient.listSkills`: every skill the server lists; no file is read. */
+  readonly listSkills: (options?: PromiseCallOptions) => Promise<ReadonlyArray<McpSkills.Skill>>
+  /** `McpClient.getSkill`: one skill's entry, by the URI of its `SKILL.md`. */
+  readonly getSkill: (uri: string, options?: PromiseCallOptions) => Promise<McpSkills.Skill>
+  /** `McpClient.listSkillDirectory`: a folder of the skill (its root by default). */
+  readonly listSkillDirectory: (
+    skill: McpSkills.Skill,
+    directory?: string,
+    options?: PromiseCallOptions
+  ) => Promise<ReadonlyArray<McpSkills.DirectoryEntry>>
+  /** `McpClient.readSkillFile`: one file, checked against the listing (rejects with `McpSkillVerificationError`). */
+  readonly readSkillFile: (skill: McpSkills.Skill, uri: string, options?: PromiseCallOptions) => Promise<McpSkills.SkillFile>
+  /** `McpClient.loadSkill`: the skill's verified `SKILL.md`. */
+  readonly loadSkill: (skill: McpSkills.Skill, options?: PromiseCallOptions) => Promise<McpSkills.LoadedSkill>
   readonly notifyRootsChanged: () => Promise<void>
   /** `ping`: resolves when the server answers. */
   readonly ping: (options?: PromiseCallOptions) => Promise<void>
@@ -149,7 +164,7 @@ export const fromLayer = async (
 
   let closing: Promise<void> | undefined
   const runOn = PromiseRun.make(await runtime.context(), LlmPromise.failureOf)
-  const run = <A>(effect: Effect.Effect<A, McpClientError>, signal?: AbortSignal): Promise<A> =>
+  const run = <A>(effect: Effect.Effect<A, McpClientError | McpSkills.SkillsError>, signal?: AbortSignal): Promise<A> =>
     closing !== undefined
       ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
       : signal?.aborted === true
@@ -184,6 +199,12 @@ export const fromLayer = async (
     readResource: (uri, options) => run(client.readResource(uri, options), options?.signal),
     complete: (ref, argument, context, options) => run(client.complete(ref, argument, context, options), options?.signal),
     request: (method, params, options) => run(client.request(method, params, options), options?.signal),
+    listSkills: (options) => run(client.listSkills(options), options?.signal),
+    getSkill: (uri, options) => run(client.getSkill(uri, options), options?.signal),
+    listSkillDirectory: (skill, directory, options) =>
+      run(client.listSkillDirectory(skill, directory, options), options?.signal),
+    readSkillFile: (skill, uri, options) => run(client.readSkillFile(skill, uri, options), options?.signal),
+    loadSkill: (skill, options) => run(client.loadSkill(skill, options), options?.signal),
     notifyRootsChanged: () => run(client.notifyRootsChanged),
     ping: (options) => run(Effect.asVoid(client.request("ping", {}, options)), options?.signal),
     setLogLevel: (level, options) =>

@@ -154,6 +154,39 @@ export interface Definition {
   readonly tools?: ReadonlyArray<ToolDefinition> | undefined
   readonly resources?: ReadonlyArray<ResourceDefinition> | undefined
   readonly prompts?: ReadonlyArray<PromptDefinition> | undefined
+  /**
+   * Agent Skills to serve (the `io.modelcontextprotocol/skills` extension): `skills/list`, `skills/get`, each
+   * file through `resources/read`, with digests and sizes computed from the files.
+   */
+  readonly skills?: ReadonlyArray<SkillDefinition> | undefined
+  /** Declare `directoryRead` and serve `resources/directory/read` for the skills' folders (default false). */
+  readonly skillsDirectoryRead?: boolean | undefined
+  /** Skills per `skills/list` page (default: all on one page). */
+  readonly skillsPageSize?: number | undefined
+  /** Modern era: the `ttlMs` of the skills results (`cacheScope: "public"`); none by default. */
+  readonly skillsTtlMs?: number | undefined
+}
+
+/**
+ * A skill the test server serves, at `skill://[prefix/]name/SKILL.md`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SkillDefinition {
+  /** The skill's name: its folder, as `SKILL.md`'s frontmatter should say. */
+  readonly name: string
+  /** Path segments before the name (`"acme/billing"`); none by default. */
+  readonly prefix?: string | undefined
+  /** The files by path inside the skill's folder, `SKILL.md` included: text, or bytes (served as a blob). */
+  readonly files: Readonly<Record<string, string | Uint8Array>>
+  /** List `resources: "dynamic"` instead of a manifest. */
+  readonly dynamic?: boolean | undefined
+  /**
+   * Change the entry that `skills/list` and `skills/get` send (to script a hostile server): it receives the
+   * entry computed from the files (frontmatter parsed from `SKILL.md`, a digest and size per file).
+   */
+  readonly entry?: ((entry: JsonObject) => JsonObject) | undefined
 }
 
 /**

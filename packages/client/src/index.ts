@@ -52,6 +52,20 @@ export * as McpDiagnostic from "./McpDiagnostic.js"
 export * as McpError from "./McpError.js"
 
 /**
+ * Skills for a model: a catalogue for the system prompt, and `load_skill` / `read_skill_file` tools.
+ *
+ * @since 0.1.0
+ */
+export * as LlmSkills from "./LlmSkills.js"
+
+/**
+ * Agent Skills served over MCP (the `io.modelcontextprotocol/skills` extension): models, checks and errors.
+ *
+ * @since 0.1.0
+ */
+export * as McpSkills from "./McpSkills.js"
+
+/**
  * The client on Node: `layerStdio` and `layerHttp` with their Node services.
  *
  * @since 0.1.0

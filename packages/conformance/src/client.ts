@@ -128,6 +128,7 @@ const text = (context: Record<string, unknown>, key: string): string | undefined
 const authOptions = (scenario: string, context: Record<string, unknown>): McpAuth.AuthOptions => {
   const interactive: McpAuth.AuthOptions = {
     clientName: "mcp-effect-conformance",
+    skills: scenario.startsWith("sep-2640-"),
     redirectUrl: "http://localhost:3000/callback",
     onAuthorize: followAuthorization,
     clientMetadataUrl: CLIENT_METADATA_URL
@@ -174,6 +175,30 @@ const toolCallsOf = (context: Record<string, unknown>): ReadonlyArray<ToolCall> 
   )
 }
 
+/**
+ * The skills scenarios (SEP-2640), as a host uses skills: list them (no file read: `no-prefetch` ends there),
+ * then load each one, reading its other files only once its `SKILL.md` passed the checks. A skill that fails
+ * them is rejected, its files never read.
+ */
+const runSkills = (scenario: string) =>
+  Effect.gen(function*() {
+    const client = yield* McpClient.McpClient
+    const skills = yield* client.listSkills()
+    yield* log(`skills: ${skills.map((skill) => skill.name).join(", ") || "(none)"}`)
+    if (scenario === "sep-2640-client-no-prefetch") return
+    for (const skill of skills) {
+      const loaded = yield* Effect.result(client.loadSkill(skill))
+      if (loaded._tag === "Failure") {
+        yield* log(`rejected skill ${skill.name}: ${loaded.failure.message}`)
+        continue
+      }
+      for (const file of loaded.success.files) {
+        const read = yield* Effect.result(client.readSkillFile(skill, file.uri))
+        yield* log(read._tag === "Success" ? `read ${file.uri}` : `rejected ${file.uri}: ${read.failure.message}`)
+      }
+    }
+  })
+
 /** What the client does once connected, per scenario; the default uses everything the server lists. */
 const run = (scenario: string, context: Record<string, unknown>) =>
   Effect.gen(function*() {
@@ -181,6 +206,7 @@ const run = (scenario: string, context: Record<string, unknown>) =>
     const info = yield* client.info
     yield* log(`era ${info.era} at ${info.protocolVersion}; server ${info.serverInfo?.name ?? "(unnamed)"}`)
     const capabilities = info.capabilities
+    if (scenario.startsWith("sep-2640-client-")) return yield* runSkills(scenario)
 
     const tools = capabilities.tools === undefined ? [] : yield* client.listTools()
     yield* log(`tools: ${tools.map((tool) => tool.name).join(", ") || "(none)"}`)

@@ -1,5 +1,6 @@
 /**
- * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers, auth.
+ * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers, auth,
+ * skills, skill.
  */
 import type { CompletionReference } from "@mcp-effect/client/McpSchema"
 import * as Argument from "effect/cli/Argument"
@@ -15,6 +16,7 @@ import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
+import { skill, skills } from "./skillsCommand.js"
 
 /** `key=value...` positional arguments. */
 const keyValues = (description: string) =>
@@ -193,7 +195,9 @@ const complete = Command.make(
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
   Command.withDescription("Try any MCP server from the terminal."),
-  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers, authCommand])
+  Command.withSubcommands([
+    info, tools, call, resources, templates, read, prompts, prompt, complete, servers, authCommand, skills, skill
+  ])
 )
 
 export type { SessionOptions }

@@ -26,6 +26,7 @@ import * as Notifications from "./notifications.js"
 import * as Pagination from "./pagination.js"
 import * as Progress from "./progress.js"
 import * as Request from "./request.js"
+import * as Skills from "./skills.js"
 import * as Tools from "./tools.js"
 import { invalidCall, notSent } from "./arguments.js"
 
@@ -97,7 +98,9 @@ export const make = (
     yield* Effect.addFinalizer(() => connections.close)
     // The first connection is opened now, so a server that cannot be started fails the layer.
     yield* connections.currentLink
-    return service(context, connections, requests, pagination, tools, listen)
+    const base = service(context, connections, requests, pagination, tools, listen)
+    const skills = yield* Skills.make(context, requests, pagination, connections.session, base.readResource)
+    return { ...base, ...skills }
   })
 
 const service = (
@@ -107,7 +110,7 @@ const service = (
   pagination: Pagination.Pagination,
   tools: Tools.Tools,
   listen: Listen.Listen
-): Service => {
+): Omit<Service, keyof Skills.SkillMethods> => {
   const session = connections.session
   const info = Effect.map(session, (s) => s.info)
   const withSession = <A>(f: (current: Connection.Session) => Effect.Effect<A, McpClientError>) =>

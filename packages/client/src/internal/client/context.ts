@@ -13,6 +13,7 @@ import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { Implementation, Notification } from "../../McpSchema.js"
 import * as McpTransport from "../../McpTransport.js"
 import * as ResultCache from "../../ResultCache.js"
+import { EXTENSION_ID as SKILLS_EXTENSION } from "../skills/entry.js"
 import * as Telemetry from "../telemetry.js"
 
 /** @internal */
@@ -49,6 +50,16 @@ export interface ClientContext {
 
 let instances = 0
 
+/** The fulfiller's capabilities, plus the skills extension when the client was asked to declare it. */
+const declareSkills = (fulfiller: InputFulfiller.Service, options: ClientOptions): InputFulfiller.Service =>
+  options.skills !== true ? fulfiller : {
+    ...fulfiller,
+    capabilities: (era) => {
+      const base = fulfiller.capabilities(era)
+      return { ...base, extensions: { ...base.extensions, [SKILLS_EXTENSION]: {} } }
+    }
+  }
+
 /** @internal */
 export const make = (options: ClientOptions) =>
   Effect.gen(function*() {
@@ -58,7 +69,7 @@ export const make = (options: ClientOptions) =>
       options,
       transport: yield* McpTransport.McpTransport,
       resolver: yield* EraResolver.EraResolver,
-      fulfiller: yield* InputFulfiller.InputFulfiller,
+      fulfiller: declareSkills(yield* InputFulfiller.InputFulfiller, options),
       cache: yield* ResultCache.ResultCache,
       scope: yield* Effect.scope,
       probeTimeout: Duration.fromInputUnsafe(options.probeTimeout ?? "5 seconds"),

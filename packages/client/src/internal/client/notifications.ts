@@ -46,6 +46,10 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
       case "notifications/resources/list_changed":
         return invalidate("resources/list").pipe(
           Effect.andThen(invalidate("resources/templates/list")),
+          // Skills (SEP-2640) are resources: servers announce a changed catalogue this way.
+          Effect.andThen(invalidate("skills/list")),
+          Effect.andThen(invalidate("skills/get")),
+          Effect.andThen(invalidate("resources/directory/read")),
           Effect.andThen(listen.route(notification))
         )
       case "notifications/resources/updated": {

@@ -1,6 +1,7 @@
 /** Test server, what it declares: its capabilities and server info, from the definition and the era. */
 import type { JsonObject } from "../../McpSchema.js"
 import type { Definition } from "../../McpTestServer.js"
+import { skillsCapability } from "./skills.js"
 
 /** The modern tasks extension (SEP-2663). @internal */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -11,9 +12,11 @@ export const capabilitiesOf = (
   offered: { readonly tasks: boolean; readonly modernTasks: boolean }
 ): JsonObject => ({
   ...(offered.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
-  ...(offered.modernTasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+  ...(offered.modernTasks || definition.skills !== undefined
+    ? { extensions: { ...(offered.modernTasks ? { [TASKS_EXTENSION]: {} } : {}), ...skillsCapability(definition) } }
+    : {}),
   ...(definition.tools !== undefined ? { tools: { listChanged: true } } : {}),
-  ...(definition.resources !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
+  ...(definition.resources !== undefined || definition.skills !== undefined ? { resources: { subscribe: true, listChanged: true } } : {}),
   ...(definition.prompts !== undefined ? { prompts: { listChanged: true } } : {}),
   logging: {}
 })

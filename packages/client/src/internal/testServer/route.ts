@@ -7,6 +7,7 @@ import { runWithInput } from "./context.js"
 import { discover, initialize } from "./handshake.js"
 import { clientTakesTasks, modernTaskRoute, startModernTask } from "./modernTasks.js"
 import { LEVELS, paramsOf, RpcFailure } from "./protocol.js"
+import { skillsRoute } from "./skills.js"
 import { complete, type ConnectionState } from "./state.js"
 import { startTask, taskRoute } from "./tasks.js"
 
@@ -62,6 +63,8 @@ const routeTask = (conn: ConnectionState, method: string, params: JsonObject): E
 /** A request's answer (anything but `subscriptions/listen`). @internal */
 export const route = (conn: ConnectionState, method: string, message: JsonObject): Effect.Effect<JsonObject, RpcFailure> => {
   const params = paramsOf(message)
+  const skills = skillsRoute(conn, method, message)
+  if (skills !== undefined) return skills
   switch (method) {
     case "server/discover":
       return discover(conn)
