@@ -128,7 +128,6 @@ const text = (context: Record<string, unknown>, key: string): string | undefined
 const authOptions = (scenario: string, context: Record<string, unknown>): McpAuth.AuthOptions => {
   const interactive: McpAuth.AuthOptions = {
     clientName: "mcp-effect-conformance",
-    skills: scenario.startsWith("sep-2640-"),
     redirectUrl: "http://localhost:3000/callback",
     onAuthorize: followAuthorization,
     clientMetadataUrl: CLIENT_METADATA_URL
@@ -269,6 +268,7 @@ const main = () => {
     auth: authOptions(scenario, context),
     clientName: "mcp-effect-conformance",
     era,
+    skills: scenario.startsWith("sep-2640-"),
     // The runner starts every scenario (dozens of clients and servers) at once: on a 2-core machine an
     // answer can take many seconds. Over HTTP a probe timeout is an error, not an era signal, so a long
     // budget costs nothing; the process deadline above still bounds the run.
