@@ -127,7 +127,8 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
                 : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
                   Effect.map((again) => again ? "retry" as const : "fail" as const),
                   Effect.mapError(asTransportError)
-                )
+                ),
+            holdDuring: auth.holdDuring
           }))
       })
     })

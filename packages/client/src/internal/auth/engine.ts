@@ -6,9 +6,12 @@
  * @internal
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import type { DeadlineHolds } from "../../McpTransport.js"
 import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
 import { proof } from "./dpop.js"
@@ -32,6 +35,8 @@ export interface Engine {
    * them, a token renewed while this challenge waited its turn counts as newer than the one sent).
    */
   readonly onChallenge: (sent: Headers | undefined, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
+  /** A connection's deadlines, held while an authorization runs, for the life of the scope. */
+  readonly holdDuring: (holds: DeadlineHolds) => Effect.Effect<void, never, Scope.Scope>
 }
 
 const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes: ReadonlyArray<string> | undefined) =>
@@ -39,6 +44,25 @@ const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes
     !(scopes ?? []).includes("offline_access")
     ? [...(scopes ?? []), "offline_access"]
     : scopes
+
+/**
+ * Authorization work, one at a time: it holds the connections' deadlines while it runs or waits its turn, and
+ * has the sign-in budget of its own.
+ */
+const exclusive = <A>(session: S.Session, effect: Effect.Effect<A, McpAuthError>) =>
+  S.busy(
+    session,
+    session.lock.withPermits(1)(
+      Effect.timeoutFail(effect, {
+        duration: session.signInTimeout,
+        onTimeout: () =>
+          new McpAuthError({
+            step: "authorization",
+            detail: `the authorization did not finish within ${Duration.format(session.signInTimeout)} (signInTimeout)`
+          })
+      })
+    )
+  )
 
 /** The authorization code flow: the request, the caller's `onAuthorize`, the checked redirect, the code. */
 const authorizationCode = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
@@ -134,12 +158,13 @@ const tryRefresh = (session: S.Session) =>
 /** The headers of one request: the token (refreshed first when it is about to expire), a DPoP proof. */
 const headers = (session: S.Session, method: string, url: URL) =>
   Effect.gen(function*() {
-    const { lock, options, state } = session
+    const { options, state } = session
     if (options.bearerToken !== undefined) return { authorization: `Bearer ${options.bearerToken}` }
-    if (!state.loaded) yield* lock.withPermits(1)(S.load(session))
+    if (!state.loaded) yield* exclusive(session, S.load(session))
     const now = yield* Clock.currentTimeMillis
     if (state.tokens !== undefined && S.expired(state.tokens, now) && state.tokens.refreshToken !== undefined) {
-      yield* lock.withPermits(1)(
+      yield* exclusive(
+        session,
         Effect.suspend(() =>
           state.tokens !== undefined && S.expired(state.tokens, now) ? Effect.asVoid(tryRefresh(session)) : Effect.void
         )
@@ -194,7 +219,7 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
 const onChallenge = (session: S.Session, sent: Headers | undefined, status: number, responseHeaders: Headers) =>
   Effect.suspend(() => {
     const before = session.state.tokens
-    return session.lock.withPermits(1)(challenged(session, sent, before, status, responseHeaders))
+    return exclusive(session, challenged(session, sent, before, status, responseHeaders))
   })
 
 const challenged = (
@@ -227,5 +252,6 @@ const challenged = (
 export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
   Effect.map(S.makeSession(server, options, store), (session): Engine => ({
     headers: (method, url) => headers(session, method, url),
-    onChallenge: (sent, status, responseHeaders) => onChallenge(session, sent, status, responseHeaders)
+    onChallenge: (sent, status, responseHeaders) => onChallenge(session, sent, status, responseHeaders),
+    holdDuring: (holds) => S.holdDuring(session, holds)
   }))

@@ -5,9 +5,12 @@
  * @internal
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as oauth from "oauth4webapi"
 import type { McpAuthError } from "../../McpAuthError.js"
+import type { DeadlineHolds } from "../../McpTransport.js"
 import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
@@ -49,7 +52,16 @@ export interface Session {
   readonly store: Store
   readonly lock: Effect.Semaphore
   readonly state: State
+  /** The budget of one authorization (`signInTimeout`). */
+  readonly signInTimeout: Duration.Duration
+  /** The deadlines of the connections using this session, held while it authorizes. */
+  readonly holds: Set<DeadlineHolds>
+  /** How many fibers are authorizing or waiting to (the deadlines are held while it is above 0). */
+  busy: number
 }
+
+/** The default budget of one authorization. */
+const SIGN_IN_TIMEOUT = Duration.minutes(5)
 
 /** @internal */
 export const makeSession = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Session> =>
@@ -58,6 +70,9 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
     options,
     store,
     lock,
+    signInTimeout: options.signInTimeout === undefined ? SIGN_IN_TIMEOUT : Duration.decode(options.signInTimeout),
+    holds: new Set(),
+    busy: 0,
     state: {
       loaded: false,
       discovered: undefined,
@@ -72,6 +87,38 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
       refusedAssertion: undefined
     }
   }))
+
+/**
+ * Run `effect` as authorization work: while any runs (or waits for the lock), every connection's deadlines
+ * are held.
+ *
+ * @internal
+ */
+export const busy = <A, E>(session: Session, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      if (session.busy++ === 0) for (const holds of session.holds) holds.pause()
+    }),
+    () => effect,
+    () =>
+      Effect.sync(() => {
+        if (--session.busy === 0) for (const holds of session.holds) holds.resume()
+      })
+  )
+
+/** A connection's deadlines, held whenever the session authorizes, for the life of the scope. @internal */
+export const holdDuring = (session: Session, holds: DeadlineHolds): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      session.holds.add(holds)
+      if (session.busy > 0) holds.pause()
+    }),
+    () =>
+      Effect.sync(() => {
+        session.holds.delete(holds)
+        if (session.busy > 0) holds.resume()
+      })
+  )
 
 /** The `Authorization` value of the current token. @internal */
 export const authorizationValue = (session: Session): string | undefined => {

@@ -783,7 +783,8 @@ const connect = (requester: requester.Requester, options: HttpOptions) =>
           for (const replay of buffer.splice(0)) replay(receiver)
         }),
       ended: Deferred.await(state.ended),
-      cancelsByClosingStream: (era) => era === "modern"
+      cancelsByClosingStream: (era) => era === "modern",
+      holdDeadlines: options.authorizer?.holdDuring
     }
     return connection
   })
