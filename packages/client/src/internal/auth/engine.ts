@@ -202,7 +202,11 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
     const found = yield* S.discoverNow(session, info)
     if (sentToken && state.tokens !== undefined && (yield* tryRefresh(session))) return true
     if (sentToken && tokens !== undefined) {
-      state.freshRefusals = now - tokens.issuedAt < FRESH_MS ? state.freshRefusals + 1 : 0
+      const served = now - tokens.issuedAt >= FRESH_MS || S.expired(tokens, now)
+      // A token that lived its life (or long enough) was taken: the authorizations that led to it succeeded,
+      // and the bound is for a server that refuses what it has just issued, not for tokens that expire.
+      if (served) state.authorizations.clear()
+      state.freshRefusals = served ? 0 : state.freshRefusals + 1
       if (state.freshRefusals >= 2) {
         return yield* new McpAuthError({
           step: "authorization",
