@@ -118,3 +118,43 @@ describe("a sign-in has its own budget", () => {
       assert.strictEqual(error._tag, "McpTimeoutError")
     }))
 })
+
+describe("a machine client (client_credentials)", () => {
+  it.scoped("lives through many token expiries: each expired token is replaced, never counted as a refusal", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const mcp = yield* protectedMcp(as)
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      for (let hour = 0; hour < 5; hour++) {
+        const called = yield* client.callTool("echo")
+        assert.deepStrictEqual(called.content, [{ type: "text", text: "ok" }])
+        // The hour passes: the client's clock, and the server no longer takes the token.
+        yield* TestClock.adjust("3601 seconds")
+        as.live.clear()
+      }
+      assert.deepStrictEqual(tokenRequests(as).map((request) => request.form.get("grant_type")), Array(5).fill("client_credentials"))
+    }))
+
+  it.scoped("a client_credentials token request carries the resource parameter (RFC 8707)", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* protectedMcp(as)
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      yield* client.callTool("echo")
+      const [grant] = tokenRequests(as)
+      assert.strictEqual(grant?.form.get("grant_type"), "client_credentials")
+      assert.strictEqual(grant?.form.get("resource"), mcp.url)
+    }))
+
+  it.scoped("a server that keeps refusing fresh credentials is still given up on, after a bounded number of grants", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const mcp = yield* protectedMcp(as, () => "unauthorized")
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      const error = yield* Effect.flip(client.callTool("echo"))
+      assert.strictEqual(McpAuth.authErrorOf(error)?.step, "authorization")
+      assert.isAtMost(tokenRequests(as).length, 3)
+    }))
+})

@@ -164,7 +164,14 @@ export const clientCredentials = (context: GrantContext, credentials: ClientCred
       "token",
       "the client_credentials token request",
       (signal) =>
-        oauth.clientCredentialsGrantRequest(context.as, client, auth, scopeParam(context.scopes), tokenOptions(context, signal)),
+        oauth.clientCredentialsGrantRequest(
+          context.as,
+          client,
+          auth,
+          // oauth4webapi takes this grant's parameters here only (its `additionalParameters` are not sent).
+          { resource: context.resource, ...scopeParam(context.scopes) },
+          tokenOptions(context, signal)
+        ),
       (response) => oauth.processClientCredentialsResponse(context.as, client, response)
     )
   })
