@@ -158,3 +158,29 @@ describe("a machine client (client_credentials)", () => {
       assert.isAtMost(tokenRequests(as).length, 3)
     }))
 })
+
+describe("step-up", () => {
+  it.scoped("a server that asks for a new scope on every call: a few sign-ins per connection over time, not a few per call", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      let asked = 0
+      const mcp = yield* protectedMcp(as, (seen) =>
+        seen.json?.["method"] === "tools/call" ? { insufficientScope: `scope-${++asked}` } : "answer")
+      const user = yield* slowPerson("0 seconds")
+      const client = yield* authorizedClient(mcp.url, { redirectUrl: REDIRECT, onAuthorize: user.onAuthorize })
+      for (let call = 0; call < 5; call++) {
+        const error = yield* Effect.flip(client.callTool("echo"))
+        assert.strictEqual(error._tag, "McpTransportError")
+      }
+      // The first sign-in, then at most 3 step-ups in the window: not 3 more on every call.
+      assert.isAtMost(user.urls.length, 4)
+      // Later, the window has passed: again a bounded number, and the scope list stays bounded for ever.
+      for (let window = 0; window < 20; window++) {
+        yield* TestClock.adjust("11 minutes")
+        yield* Effect.flip(client.callTool("echo"))
+      }
+      assert.isAtMost(user.urls.length, 4 + 20 * 3)
+      const lastScopes = user.urls.at(-1)?.searchParams.get("scope")?.split(" ") ?? []
+      assert.isAtMost(lastScopes.length, 32)
+    }))
+})

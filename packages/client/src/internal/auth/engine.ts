@@ -22,6 +22,11 @@ import type { Store } from "./store.js"
 
 /** How many authorizations one scope set gets before a server that keeps asking is an error. */
 const MAX_AUTHORIZATIONS_PER_SCOPES = 2
+/** Step-ups (403 `insufficient_scope`) a session takes in any `STEP_UP_WINDOW_MS`. */
+const MAX_STEP_UPS = 3
+const STEP_UP_WINDOW_MS = 10 * 60_000
+/** The most scopes a step-up asks for. */
+const MAX_SCOPES = 32
 /** A token this young that is refused again means the server will not take what we get. */
 const FRESH_MS = 30_000
 
@@ -181,12 +186,32 @@ const headers = (session: S.Session, method: string, url: URL) =>
     return { authorization: `Bearer ${tokens.accessToken}` }
   })
 
-/** 403 `insufficient_scope`: authorize again with the union of what was asked for and what is asked now. */
+/**
+ * 403 `insufficient_scope`: authorize again with the union of what was asked for and what is asked now. Bounded
+ * per session over time, not per call: at most `MAX_STEP_UPS` in any `STEP_UP_WINDOW_MS`, and never more than
+ * `MAX_SCOPES` scopes, so a server that asks for a new scope every time costs a few sign-ins, not a few per call.
+ */
 const stepUp = (session: S.Session, info: ChallengeInfo) =>
   Effect.gen(function*() {
     if (info.error !== "insufficient_scope") return false
+    const state = session.state
+    const now = yield* Clock.currentTimeMillis
+    state.stepUps = state.stepUps.filter((at) => now - at < STEP_UP_WINDOW_MS)
+    const scopes = unionScopes(state.requested, info.scope)
+    if (state.stepUps.length >= MAX_STEP_UPS || scopes.length > MAX_SCOPES) {
+      return yield* new McpAuthError({
+        step: "authorization",
+        detail: scopes.length > MAX_SCOPES
+          ? `the server asks for more than ${MAX_SCOPES} scopes; giving up on step-up`
+          : `the server asked for more scopes ${state.stepUps.length} times within ${
+            Duration.format(Duration.millis(STEP_UP_WINDOW_MS))
+          }; giving up on step-up`,
+        status: 403
+      })
+    }
+    state.stepUps.push(now)
     const found = yield* S.discovered(session)
-    yield* authorize(session, found, unionScopes(session.state.requested, info.scope))
+    yield* authorize(session, found, scopes)
     return true
   })
 

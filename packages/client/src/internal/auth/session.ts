@@ -39,6 +39,8 @@ export interface State {
   dpopOffered: boolean
   /** Authorizations per scope set (sorted, space-joined). */
   authorizations: Map<string, number>
+  /** When the recent step-ups were (epoch milliseconds, within the step-up window). */
+  stepUps: Array<number>
   /** Consecutive 401s to tokens just issued. */
   freshRefusals: number
   /** A refused JWT bearer grant with a fixed assertion: surfaced again, never retried. */
@@ -83,6 +85,7 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
       dpop: undefined,
       dpopOffered: false,
       authorizations: new Map(),
+      stepUps: [],
       freshRefusals: 0,
       refusedAssertion: undefined
     }
