@@ -74,13 +74,31 @@ export class TokenStore extends Context.Tag("@mcp-effect/client/McpAuth/TokenSto
 export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, () => TokenStore.of(store.memory()))
 
 /**
- * Tokens in a JSON file, created with mode 0600.
+ * Tokens in a JSON file, created with mode 0600. Programs may share it: each save is locked across processes
+ * (`<file>.lock`) and changes only its own entry; an unreadable file is kept aside as `<file>.corrupt-<time>`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
   Layer.sync(TokenStore, () => TokenStore.of(store.file(path)))
+
+/**
+ * Remove the stored sign-ins of one MCP server (its URL as the client was given it), or of every server, from
+ * a token file of `layerFileStore` / `tokenFile`: under the file's lock, as saves take it, so that a sign-in
+ * saved meanwhile by another program is kept. The number of entries removed.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const forgetStored = (tokenFile: string, server?: string | undefined): Effect.Effect<number, Error> =>
+  Effect.flatMap(
+    Effect.try({
+      try: () => server === undefined ? undefined : new URL(server).href,
+      catch: () => new Error(`not a URL: ${JSON.stringify(server)}`)
+    }),
+    (href) => store.removeFromFile(tokenFile, href)
+  )
 
 /**
  * @since 0.1.0
