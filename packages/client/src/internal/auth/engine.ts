@@ -133,8 +133,13 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
     yield* S.keep(session, found.as.issuer, response)
   })
 
-/** Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. */
-const tryRefresh = (session: S.Session) =>
+/**
+ * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. A refused
+ * refresh (`invalid_grant`) looks at the store first: another program sharing it may have refreshed already
+ * (a rotating authorization server takes each refresh token once), and its live token is taken as it is, or
+ * refreshed once with its own refresh token.
+ */
+const tryRefresh = (session: S.Session, reread = true): Effect.Effect<boolean, McpAuthError> =>
   Effect.gen(function*() {
     const { options, state } = session
     const tokens = state.tokens
@@ -153,6 +158,12 @@ const tryRefresh = (session: S.Session) =>
       Effect.catchIf((error) => error.error === "invalid_grant", () => Effect.succeed(undefined))
     )
     if (refreshed === undefined) {
+      const stored = reread ? yield* S.newerStored(session, tokens) : undefined
+      if (stored !== undefined) {
+        state.tokens = stored
+        const now = yield* Clock.currentTimeMillis
+        return S.expired(stored, now) ? yield* tryRefresh(session, false) : true
+      }
       yield* S.clearTokens(session)
       return false
     }

@@ -143,6 +143,20 @@ export const load = (session: Session) =>
     if (latest?.tokens !== undefined) state.tokens = { ...latest.tokens, issuer: latest.issuer }
   })
 
+/**
+ * The stored tokens of the same authorization server, if they are not `tokens` (another program using the
+ * same store has renewed them).
+ *
+ * @internal
+ */
+export const newerStored = (session: Session, tokens: Tokens) =>
+  Effect.map(session.store.load(session.server.href), (entries): Tokens | undefined => {
+    const stored = entries.find((entry) => entry.issuer === tokens.issuer)?.tokens
+    if (stored === undefined || stored.tokenType === "dpop") return undefined
+    if (stored.accessToken === tokens.accessToken && stored.refreshToken === tokens.refreshToken) return undefined
+    return { ...stored, issuer: tokens.issuer }
+  })
+
 /** Save the tokens (not DPoP-bound ones: their key is not kept) and a registered client. @internal */
 export const persist = (session: Session) =>
   Effect.suspend(() => {
