@@ -11,10 +11,12 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as engine from "../src/internal/auth/engine.js"
+import * as McpAuth from "../src/McpAuth.js"
 import type { AuthOptions } from "../src/internal/auth/options.js"
 import * as store from "../src/internal/auth/store.js"
 import { McpAuthError } from "../src/McpAuthError.js"
-import { scriptedAs, type ScriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
+import * as http from "./fixtures/httpServer.js"
+import { CLIENT_SECRET, scriptedAs, type ScriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
 
 const REDIRECT = "http://127.0.0.1:9/callback"
 
@@ -129,5 +131,82 @@ describe("protected resource metadata", () => {
       assert.match(error.message, /names no resource/)
       assert.deepStrictEqual(as.paths(), ["/.well-known/oauth-protected-resource/mcp"])
       assert.lengthOf(opened, 0)
+    }))
+})
+
+describe("the loopback receiver", () => {
+  it.scopedLive("a forged callback (wrong or missing state) arriving first gets 400, and the real one is still taken", () =>
+    Effect.gen(function*() {
+      const answers: Array<number> = []
+      let browsed: Promise<void> = Promise.resolve()
+      const receiver = yield* McpAuth.loopbackReceiverScoped({
+        timeoutMs: 10_000,
+        open: () => (browsed = browse())
+      })
+      const browse = async () => {
+          for (const query of ["?code=forged&state=wrong", "?code=forged"]) {
+            const forged = await fetch(`${receiver.redirectUrl}${query}`)
+            answers.push(forged.status)
+            await forged.text()
+          }
+          const real = await fetch(`${receiver.redirectUrl}?code=real&state=expected-state`)
+          answers.push(real.status)
+          await real.text()
+        }
+      const landed = yield* Effect.promise(() =>
+        receiver.onAuthorize(new URL("https://as.example/authorize?state=expected-state"))
+      )
+      assert.strictEqual(landed, `${receiver.redirectUrl}?code=real&state=expected-state`)
+      yield* Effect.promise(() => browsed)
+      assert.deepStrictEqual(answers, [400, 400, 200])
+    }).pipe(Effect.timeout("20 seconds")))
+
+  it.scopedLive("only forged callbacks: the receiver waits until its own deadline, then fails", () =>
+    Effect.gen(function*() {
+      const receiver = yield* McpAuth.loopbackReceiverScoped({
+        timeoutMs: 300,
+        open: async () => {
+          const forged = await fetch(`${receiver.redirectUrl}?code=forged&state=wrong`)
+          await forged.text()
+        }
+      })
+      const outcome = yield* Effect.either(Effect.tryPromise(() =>
+        receiver.onAuthorize(new URL("https://as.example/authorize?state=expected-state"))
+      ))
+      assert.strictEqual(outcome._tag, "Left")
+      assert.match(String(outcome._tag === "Left" ? outcome.left.cause : ""), /in time/)
+    }).pipe(Effect.timeout("20 seconds")))
+})
+
+describe("credentials never reach an error", () => {
+  it.scoped("an MCP server whose error body echoes the Authorization header: the token is not in the error", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* http.scripted((seen, res) => {
+        const authorization = seen.headers["authorization"]
+        if (authorization === undefined) return res.writeHead(401, unauthorized(as.origin)).end()
+        // A debugging server: every header it got, back in a 400 body.
+        return http.json(res, 400, { error: "bad request", headers: seen.headers, echo: `you sent ${authorization}` })
+      })
+      as.switches.prmResource = mcp.url
+      const auth = yield* Effect.provide(McpAuth.McpAuth, McpAuth.layer({ clientCredentials: { clientId: "job", clientSecret: CLIENT_SECRET } }))
+      const client = yield* http.makeClient(mcp.url, {}, { authorizer: yield* auth.forServer(mcp.url) })
+      const error = yield* Effect.flip(client.era)
+      const everything = `${error.message} ${JSON.stringify(error)} ${String(error)}`
+      assert.include(everything, "bad request")
+      assert.notInclude(everything, "access-1")
+      assert.notInclude(everything, "refresh-1")
+    }))
+
+  it.scoped("an authorization server whose error_description quotes the secret and the refresh token: neither is in the error", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const { auth } = yield* setup(as)
+      yield* auth.onChallenge({}, 401, unauthorized(as.origin))
+      as.switches.refuseClientWith = `unknown client (secret ${CLIENT_SECRET}, refresh refresh-1, Bearer access-1)`
+      const error = failureOf(yield* Effect.exit(auth.onChallenge({ authorization: "Bearer access-1" }, 401, unauthorized(as.origin))))
+      const everything = `${error.message} ${JSON.stringify(error)} ${String(error)}`
+      assert.include(everything, "unknown client")
+      for (const secret of [CLIENT_SECRET, "refresh-1", "access-1"]) assert.notInclude(everything, secret)
     }))
 })

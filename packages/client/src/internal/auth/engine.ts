@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import type * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
 import type { DeadlineHolds } from "../../McpTransport.js"
+import { redact } from "../redact.js"
 import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
 import { proof } from "./dpop.js"
@@ -288,10 +289,32 @@ const challenged = (
     return yield* unauthorized(session, sentToken, info, status)
   })
 
+/**
+ * An error as it leaves the engine: what the servers said in it (an `error_description`, a message) without
+ * any credential the session holds, nor the ones just refused (a token may be cleared before the error).
+ */
+const cleaned = (session: S.Session, also: ReadonlyArray<string | undefined> = []) => (error: McpAuthError) => {
+  const secrets = [...S.credentials(session), ...also]
+  return new McpAuthError({
+    step: error.step,
+    detail: redact(error.detail, secrets),
+    ...(error.error === undefined ? {} : { error: error.error }),
+    ...(error.errorDescription === undefined ? {} : { errorDescription: redact(error.errorDescription, secrets) }),
+    ...(error.status === undefined ? {} : { status: error.status })
+  })
+}
+
 /** @internal */
 export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
   Effect.map(S.makeSession(server, options, store), (session): Engine => ({
-    headers: (method, url) => headers(session, method, url),
-    onChallenge: (sent, status, responseHeaders) => onChallenge(session, sent, status, responseHeaders),
+    headers: (method, url) => Effect.mapError(headers(session, method, url), cleaned(session)),
+    onChallenge: (sent, status, responseHeaders) =>
+      Effect.suspend(() => {
+        const held = S.credentials(session)
+        return Effect.mapError(
+          onChallenge(session, sent, status, responseHeaders),
+          cleaned(session, [...held, sent?.["authorization"]])
+        )
+      }),
     holdDuring: (holds) => S.holdDuring(session, holds)
   }))

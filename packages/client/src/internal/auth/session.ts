@@ -123,6 +123,25 @@ export const holdDuring = (session: Session, holds: DeadlineHolds): Effect.Effec
       })
   )
 
+/** Every credential the session holds or was given (tokens, secrets, assertions). @internal */
+export const credentials = (session: Session): ReadonlyArray<string | undefined> => {
+  const { options, state } = session
+  const assertion = options.jwtBearer?.assertion
+  const idToken = options.enterprise?.idToken
+  return [
+    state.tokens?.accessToken,
+    state.tokens?.refreshToken,
+    state.client?.stored.clientSecret,
+    options.bearerToken,
+    options.client?.clientSecret,
+    options.clientCredentials?.clientSecret,
+    options.enterprise?.clientSecret,
+    options.enterprise?.idpClientSecret,
+    typeof assertion === "string" ? assertion : undefined,
+    typeof idToken === "string" ? idToken : undefined
+  ]
+}
+
 /** The `Authorization` value of the current token. @internal */
 export const authorizationValue = (session: Session): string | undefined => {
   const tokens = session.state.tokens
