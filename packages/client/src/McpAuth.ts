@@ -12,14 +12,20 @@
  *   Document URL, or registered dynamically (with `application_type`); the token endpoint authentication is
  *   one the server supports;
  * - scopes from the challenge, else the PRM's `scopes_supported`, else none; step-up on `403
- *   insufficient_scope` with the union of scopes, at most twice per scope set; `offline_access` only when the
- *   authorization server lists it;
- * - refresh before expiry and on a 401; a refused refresh clears the tokens and authorizes once more; a new
- *   authorization server in the PRM means a fresh registration there;
+ *   insufficient_scope` with the union of scopes, at most 3 step-ups in any 10 minutes and 32 scopes;
+ *   `offline_access` only when the authorization server lists it;
+ * - every authorization server endpoint, metadata URL and the authorization URL given to a person is https
+ *   (or http on loopback), checked before use; PRM without `resource` is refused;
+ * - refresh before expiry and on a 401; a refused refresh first looks at the token store (another program may
+ *   have rotated the token), else clears the tokens and authorizes once more; a server that refuses what it
+ *   has just issued is given up on after two authorizations per scope set (a token that lived its life
+ *   resets that count); a new authorization server in the PRM means a fresh registration there;
+ * - a sign-in has its own budget (`signInTimeout`), and the requests waiting on it are not charged for it;
  * - extensions: `client_credentials` (secret, `private_key_jwt`), the JWT bearer grant (workload identity),
  *   enterprise-managed authorization, DPoP (a fresh proof per request, server nonces honoured).
  *
- * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs.
+ * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs: the
+ * credentials the client holds are redacted from what servers say in errors.
  *
  * ```ts
  * const receiver = await McpAuth.loopbackReceiver({ open: (url) => openBrowser(url) })

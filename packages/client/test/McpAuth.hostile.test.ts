@@ -144,15 +144,15 @@ describe("the loopback receiver", () => {
         open: () => (browsed = browse())
       })
       const browse = async () => {
-          for (const query of ["?code=forged&state=wrong", "?code=forged"]) {
-            const forged = await fetch(`${receiver.redirectUrl}${query}`)
-            answers.push(forged.status)
-            await forged.text()
-          }
-          const real = await fetch(`${receiver.redirectUrl}?code=real&state=expected-state`)
-          answers.push(real.status)
-          await real.text()
+        for (const query of ["?code=forged&state=wrong", "?code=forged"]) {
+          const forged = await fetch(`${receiver.redirectUrl}${query}`)
+          answers.push(forged.status)
+          await forged.text()
         }
+        const real = await fetch(`${receiver.redirectUrl}?code=real&state=expected-state`)
+        answers.push(real.status)
+        await real.text()
+      }
       const landed = yield* Effect.promise(() =>
         receiver.onAuthorize(new URL("https://as.example/authorize?state=expected-state"))
       )

@@ -108,7 +108,7 @@ const workloadGrant = (session: S.Session, context: grants.GrantContext, grant: 
     )
   })
 
-/** Get a new token by the configured grant, at most twice per scope set. */
+/** Get a new token by the configured grant, at most twice per scope set (until a token lives its life). */
 const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
   Effect.gen(function*() {
     const { options, state } = session

@@ -21,7 +21,10 @@ export interface LoopbackOptions {
 /** @internal */
 export interface LoopbackReceiver {
   readonly redirectUrl: string
-  /** Hand the URL to `open` and resolve with the URL the browser was redirected to. */
+  /**
+   * Hand the URL to `open` and resolve with the URL the browser was redirected to: the one with the `state` of
+   * `authorizationUrl` (a callback with another or none is answered 400 and the wait goes on, to `timeoutMs`).
+   */
   readonly onAuthorize: (authorizationUrl: URL) => Promise<string>
   readonly close: () => Promise<void>
 }
