@@ -210,3 +210,19 @@ describe("credentials never reach an error", () => {
       for (const secret of [CLIENT_SECRET, "refresh-1", "access-1"]) assert.notInclude(everything, secret)
     }))
 })
+
+describe("metadata redirects", () => {
+  it.scoped("a metadata location that redirects to plain http elsewhere is not followed", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const evil = yield* attacker
+      const mover = yield* http.scripted((_seen, res) => res.writeHead(302, { location: `${evil.origin}/prm` }).end())
+      const { auth, opened } = yield* setup(as)
+      const challenge = { "www-authenticate": `Bearer resource_metadata="${mover.url}"` }
+      const error = failureOf(yield* Effect.exit(auth.onChallenge({}, 401, challenge)))
+      assert.strictEqual(error.step, "discovery")
+      assert.match(error.message, /redirects to .* is not https/)
+      assert.deepStrictEqual(evil.hits, [])
+      assert.lengthOf(opened, 0)
+    }))
+})

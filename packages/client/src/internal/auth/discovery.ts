@@ -73,11 +73,28 @@ export const httpOptions = (url: URL): {
 const failDiscovery = (detail: string, status?: number) =>
   new McpAuthError(status === undefined ? { step: "discovery", detail } : { step: "discovery", detail, status })
 
-const get = (url: URL) =>
+/** `location` against `base` (as it is when it is no URL at all: `secureUrl` says so). */
+const resolved = (location: string, base: URL): string => {
+  try {
+    return new URL(location, base).href
+  } catch {
+    return location
+  }
+}
+
+/** Redirects a metadata GET follows, each to https (or http on loopback) only. */
+const MAX_REDIRECTS = 3
+
+const get = (url: URL, hops = 0): Effect.Effect<Response, McpAuthError> =>
   Effect.tryPromise({
-    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "follow" }),
+    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "manual" }),
     catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
-  })
+  }).pipe(Effect.flatMap((response) => {
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null
+    if (location === null) return Effect.succeed(response)
+    if (hops >= MAX_REDIRECTS) return Effect.fail(failDiscovery(`${url.href} redirects more than ${MAX_REDIRECTS} times`))
+    return Effect.flatMap(secureUrl(resolved(location, url), `${url.href} redirects to`), (next) => get(next, hops + 1))
+  }))
 
 const readJson = (response: Response, url: URL) =>
   Effect.tryPromise({

@@ -9,6 +9,7 @@
  *
  * @internal
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -22,9 +23,9 @@ export interface LockOptions {
 }
 
 /** @internal */
-export class LockTimeout extends Error {
-  constructor(readonly lockPath: string) {
-    super(`the lock ${lockPath} is held by another process`)
+export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly lockPath: string }> {
+  override get message(): string {
+    return `the lock ${this.lockPath} is held by another process`
   }
 }
 
@@ -101,7 +102,7 @@ const acquire = (lockPath: string, staleMs: number, waitMs: number) =>
         yield* attempt(() => fs.rm(lockPath, { force: true }))
         continue
       }
-      if (Date.now() - started > waitMs) return yield* Effect.fail(new LockTimeout(lockPath))
+      if (Date.now() - started > waitMs) return yield* new LockTimeout({ lockPath })
       yield* pause(Math.min(200, 10 * 2 ** Math.min(round, 4)) + Math.floor(Math.random() * 10))
     }
   })
