@@ -7,6 +7,10 @@
  * Every kind of timeout goes through it: a request's own (the peer), idle-with-progress (a timer whose `at`
  * moves forward), the whole call's budget and a caller's wait for a shared fetch (`within`). Only the era probe
  * keeps `Effect.timeout`, once per connection.
+ *
+ * A hold (`pause` ... `resume`) stops every deadline's clock while the connection waits on something that is
+ * not its requests' own work (an OAuth sign-in): nothing expires meanwhile, and afterwards each deadline has the
+ * time it had left when the hold began.
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -44,6 +48,10 @@ export interface Deadlines {
     millis: number,
     onTimeout: () => E2
   ) => Effect.Effect<A, E | E2, R>
+  /** Stop every deadline's clock until the matching `resume` (holds nest). */
+  readonly pause: () => void
+  /** End one hold; at the last, every deadline is moved later by the time the hold lasted. */
+  readonly resume: () => void
 }
 
 /** @internal */
@@ -52,10 +60,18 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   const timers = new Set<Timer>()
   let armedFor = Infinity
   let wake = Deferred.unsafeMake<void>(FiberId.none)
+  let holds = 0
+  let heldSince = 0
 
   const now = () => clock.unsafeCurrentTimeMillis()
 
   const sweep = Effect.suspend(() => {
+    if (holds > 0) {
+      // Held: nothing expires, and no new deadline wakes the sweeper before `resume` does.
+      armedFor = -Infinity
+      wake = Deferred.unsafeMake<void>(FiberId.none)
+      return Deferred.await(wake)
+    }
     const current = now()
     let next = Infinity
     const due: Array<Timer> = []
@@ -82,6 +98,8 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
 
   const add = (timer: Timer) => {
     if (!Number.isFinite(timer.at)) return
+    // Added during a hold: it counts from now, not from the start of the hold it is about to be moved by.
+    if (holds > 0) timer.at -= now() - heldSince
     timers.add(timer)
     if (timer.at < armedFor) {
       armedFor = timer.at
@@ -108,6 +126,17 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       })
     )
 
-  const deadlines: Deadlines = { now, add, remove, reschedule, within }
+  const pause = () => {
+    if (holds++ === 0) heldSince = now()
+  }
+  const resume = () => {
+    if (holds === 0 || --holds > 0) return
+    const held = now() - heldSince
+    for (const timer of timers) timer.at += held
+    armedFor = -Infinity
+    Deferred.unsafeDone(wake, Exit.void)
+  }
+
+  const deadlines: Deadlines = { now, add, remove, reschedule, within, pause, resume }
   return deadlines
 })
