@@ -119,14 +119,23 @@ export const make = (
   /**
    * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
    * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
+   * `overallTimeout` bounds the whole task (the task is then cancelled).
    */
   const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
     Effect.acquireUseRelease(
       Effect.sync(() => progress.hold(callOptions?.toolCallId)),
       (ticket) =>
-        Tasks.callAsTask(
-          { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
-          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token })
+        requests.overall(
+          current,
+          "tools/call",
+          callOptions,
+          Tasks.callAsTask(
+            { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
+            requests.requestComplete(current, "tools/call", { ...params, task: {} }, {
+              ...callOptions,
+              progressToken: ticket.token
+            })
+          )
         ),
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
