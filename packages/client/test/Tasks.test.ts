@@ -15,6 +15,8 @@ import {
   type Handler,
   LEGACY_INITIALIZE,
   legacyServer,
+  MODERN_DISCOVER,
+  modernServer,
   ok,
   paramsOf
 } from "./fixtures/memoryServer.js"
@@ -185,5 +187,41 @@ describe("legacy tasks against a hostile server", () => {
       assert.strictEqual(cancels.length, 1)
       assert.strictEqual(paramsOf(cancels[0])["taskId"], "mine")
       assert.isAtMost(server.requests("tasks/get").length, 4)
+    }))
+
+  it.effect("a tasks/get answer about another task id is refused; the task is cancelled, no result is read", () =>
+    Effect.gen(function*() {
+      const server = legacyTaskServer(() => ok({ taskId: "theirs", status: "completed" }))
+      const fiber = yield* withFake(server.layer, (client) =>
+        Effect.flatMap(client.listTools(), () => Effect.flip(client.callTool("render", {})))).pipe(Effect.fork)
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("250 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      assert.match(error.message, /tasks\/get.*task "theirs".*"mine"/)
+      assert.strictEqual(server.requests("tasks/result").length, 0)
+      assert.strictEqual(paramsOf(server.requests("tasks/cancel")[0])["taskId"], "mine")
+    }))
+})
+
+describe("modern tasks against a hostile server", () => {
+  it.effect("a tasks/get answer about another task id is refused; the task is cancelled", () =>
+    Effect.gen(function*() {
+      const server = modernServer({
+        "server/discover": () =>
+          ok({
+            ...MODERN_DISCOVER,
+            capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }
+          }),
+        "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "working", pollIntervalMs: 500 }),
+        "tasks/get": () =>
+          ok({ taskId: "theirs", status: "completed", result: { content: [{ type: "text", text: "not yours" }] } }),
+        "tasks/cancel": () => ok({})
+      })
+      const fiber = yield* withFake(server.layer, (client) => Effect.flip(client.callTool("build", {}))).pipe(Effect.fork)
+      for (let i = 0; i < 8; i++) yield* TestClock.adjust("250 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      assert.match(error.message, /tasks\/get.*task "theirs".*"mine"/)
+      assert.strictEqual(paramsOf(server.requests("tasks/cancel")[0])["taskId"], "mine")
     }))
 })
