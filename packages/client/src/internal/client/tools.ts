@@ -45,7 +45,7 @@ export const make = (
   const telemetry = context.telemetry
   /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
   const outputSchemas = new Map<string, unknown>()
-  const checkOutput = outputSchema.makeChecker()
+  const checkOutput = outputSchema.makeChecker({ maxSchemaBytes: context.options.maxOutputSchemaBytes })
   /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
   const taskTools = new Set<string>()
 
@@ -107,12 +107,20 @@ export const make = (
     const schema = outputSchemas.get(name)
     if (schema === undefined) return decodeCallToolResult(raw)
     return Effect.flatMap(decodeCallToolResult(raw), (result) =>
-      Effect.flatMap(
-        checkOutput(name, schema, result),
-        (problem) =>
+      checkOutput(name, schema, result).pipe(
+        // A schema the client cannot use does not fail the call: it is answered unchecked, with a diagnostic.
+        Effect.catchTag("OutputSchemaUnusable", (unusable) =>
+          Effect.as(
+            context.report(
+              McpDiagnostic.UnusableOutputSchema({ tool: name, reason: unusable.reason, detail: unusable.detail })
+            ),
+            undefined
+          )),
+        Effect.flatMap((problem) =>
           problem === undefined
             ? Effect.succeed(result)
             : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+        )
       ))
   }
 
