@@ -5,12 +5,11 @@
  */
 import * as Command from "@effect/cli/Command"
 import { McpConfig } from "@mcp-effect/client"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { SomeServersFailed, UsageError } from "./errors.js"
 import { shared } from "./options.js"
-import { printJson, table } from "./render.js"
+import { print, printJson, table } from "./render.js"
 import { clientOptions, type SessionOptions } from "./session.js"
 import * as Status from "./status.js"
 import { configPath } from "./target.js"
@@ -85,7 +84,7 @@ export const servers = Command.make(
       if (options.json) {
         yield* printJson(rows)
       } else {
-        yield* Console.log(table(
+        yield* print(table(
           ["NAME", "TRANSPORT", "ERA", "TOOLS", "STATUS"],
           rows.map((row) => [
             row.name,
