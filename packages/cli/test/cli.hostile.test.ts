@@ -1,15 +1,20 @@
 /**
- * `mcp-effect` against servers that misbehave on purpose (issue 17): a server whose every string attacks the
- * terminal (nothing it says reaches the terminal as a control, in either output format). Each run is bounded
- * in time: a bound against hanging, not a speed measurement.
+ * `mcp-effect` against servers that misbehave on purpose (issue 17, items 10 and 11): a server whose every
+ * string attacks the terminal (nothing it says reaches the terminal as a control, in either output format),
+ * and a configuration of many servers (`servers` starts at most `--concurrency` of them at once). Each run is
+ * bounded in time: a bound against hanging, not a speed measurement.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
 import { type Ran, run, type RunOptions } from "./fixtures/run.js"
 
 const require = createRequire(import.meta.url)
 const terminalServer = require.resolve("@mcp-effect/test-servers/hostile-terminal")
+const hostile = require.resolve("@mcp-effect/test-servers/hostile")
 
 /** Every string of the terminal server carries this (see `hostile-terminal.ts`). */
 const EVIL = [
@@ -90,4 +95,61 @@ describe("a server whose strings attack the terminal (item 10)", () => {
       assert.deepStrictEqual(result.structuredContent, { said: `structured ${EVIL}` })
       assert.strictEqual((JSON.parse(info.stdout) as { instructions: string }).instructions, `instructions ${EVIL}`)
     }))
+})
+
+/** The live processes whose command line mentions `tag` (Linux /proc). */
+const tagged = (tag: string): number => {
+  let count = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(tag)) continue
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") count++
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count
+}
+
+/** Run `servers` while counting, every 20 ms, the servers alive at once; the run and the most seen. */
+const census = (tag: string, args: ReadonlyArray<string>, cwd: string) => {
+  let most = 0
+  return bounded(args, {
+    cwd,
+    started: (child) => {
+      const timer = setInterval(() => void (most = Math.max(most, tagged(tag))), 20)
+      child.once("exit", () => clearInterval(timer))
+    }
+  }).pipe(Effect.map((ran) => ({ ran, most })))
+}
+
+describe("servers with many entries (item 11)", () => {
+  it.live("at most --concurrency servers (default 8) run at once; every entry is checked", () =>
+    Effect.gen(function*() {
+      const tag = `cli-fanout-${process.pid}-${Date.now()}`
+      const count = 20
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      const mcpServers = Object.fromEntries(Array.from({ length: count }, (_, i) => [
+        `s${i}`,
+        // Each server reads nothing for 300 ms, so the checks overlap when they may.
+        { command: process.execPath, args: [hostile, "--tag", tag, "--start-delay", "300"] }
+      ]))
+      writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers }))
+
+      const byDefault = yield* census(tag, ["servers", "--json"], dir)
+      assert.strictEqual(byDefault.ran.code, 0, byDefault.ran.stderr)
+      const rows = JSON.parse(byDefault.ran.stdout) as ReadonlyArray<{ ok: boolean }>
+      assert.strictEqual(rows.filter((row) => row.ok).length, count)
+      assert.isAtMost(byDefault.most, 8, "servers alive at once")
+      assert.isAtLeast(byDefault.most, 2, "the checks run in parallel")
+
+      const three = yield* census(tag, ["servers", "--concurrency", "3"], dir)
+      assert.strictEqual(three.ran.code, 0, three.ran.stderr)
+      assert.isAtMost(three.most, 3, "servers alive at once")
+
+      const zero = yield* bounded(["servers", "--concurrency", "0"], { cwd: dir })
+      assert.strictEqual(zero.code, 2)
+    }), { timeout: 120_000 })
 })
