@@ -379,7 +379,7 @@ describe("hostile stdio servers: output schemas (issue 17, item 14)", () => {
       await client.listTools()
       const { outcome, millis } = await timed(() => client.callTool("redos"))
       assert.isTrue("tag" in outcome && outcome.tag === "McpInvalidResponseError", "a mismatch")
-      assert.isBelow(millis, 2000, "the call held the client (ms)")
+      assert.isBelow(millis, 5000, "the call held the client (ms)")
       assert.match("error" in outcome ? String(outcome.error) : "", /\/s must match pattern/)
     }))
 
@@ -391,7 +391,7 @@ describe("hostile stdio servers: output schemas (issue 17, item 14)", () => {
       const before = rssMiB()
       const { value, peak } = await peakRssDuring(() => timed(() => client.callTool("huge_schema")))
       assert.isTrue("ok" in value.outcome, `answered, not ${"tag" in value.outcome ? value.outcome.tag : ""}`)
-      assert.isBelow(value.millis, 2000, "the call held the client (ms)")
+      assert.isBelow(value.millis, 5000, "the call held the client (ms)")
       assert.isBelow(peak - before, 100, "peak RSS growth (MiB)")
       const diagnostic = seen.find((d) => d._tag === "UnusableOutputSchema")
       assert.deepInclude(diagnostic, { tool: "huge_schema", reason: "too-large" })
@@ -407,7 +407,7 @@ describe("hostile stdio servers: output schemas (issue 17, item 14)", () => {
         for (let round = 0; round < 2; round++) {
           const { outcome, millis } = await timed(() => client.callTool(tool))
           assert.isTrue("ok" in outcome, `${tool}: answered, not ${"tag" in outcome ? outcome.tag : ""}`)
-          assert.isBelow(millis, 2000, `${tool}: the call held the client (ms)`)
+          assert.isBelow(millis, 5000, `${tool}: the call held the client (ms)`)
         }
         const reported = seen.filter((d) => d._tag === "UnusableOutputSchema" && d.tool === tool)
         assert.strictEqual(reported.length, 2, tool)
