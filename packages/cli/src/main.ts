@@ -18,6 +18,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
+import { visible } from "./internal/sanitize.js"
 import { CommandTail } from "./internal/session.js"
 
 const VERSION = "0.1.0"
@@ -38,7 +39,8 @@ const splitArgv = (argv: ReadonlyArray<string>) => {
   return cut === -1 ? { args: argv, tail: undefined } : { args: argv.slice(0, cut), tail: argv.slice(cut + 1) }
 }
 
-const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${message}\n`))
+/** An error on stderr: its message may quote the server, so its controls are made visible. */
+const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${visible(message)}\n`))
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 

@@ -1,13 +1,15 @@
 /**
  * Legacy tasks (2025-11-25, experimental): a tool whose `execution.taskSupport` is `required` is called as a
  * task (`params.task`), its status polled with `tasks/get` (at the server's `pollInterval`), its result read
- * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests), and
- * an interrupted call cancelled with `tasks/cancel` (never `notifications/cancelled`).
+ * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests); a call
+ * that ends otherwise (interrupted, out of time, an answer about another task refused) cancels its task with
+ * `tasks/cancel` (never `notifications/cancelled`).
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { McpClientError } from "../McpError.js"
 import { McpInvalidResponseError, McpProtocolError } from "../McpError.js"
@@ -35,6 +37,24 @@ const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled
 /** The poll interval: the server's, within [50 ms, 30 s]; 1 s when it gave none. @internal */
 export const pollDelay = (pollInterval: number | undefined): Duration.Duration =>
   Duration.millis(pollInterval === undefined || !Number.isFinite(pollInterval) ? 1000 : Math.min(30_000, Math.max(50, pollInterval)))
+
+/** An answer of `tasks/get` must be about the task asked for: one about another task is refused. */
+const sameTask = <T extends { readonly taskId: string }>(taskId: string, raw: unknown) => (task: T) =>
+  task.taskId === taskId ? Effect.succeed(task) : Effect.fail(
+    new McpInvalidResponseError({
+      method: "tasks/get",
+      reason: `the answer is about task ${JSON.stringify(task.taskId)}, not ${JSON.stringify(taskId)}`,
+      response: raw
+    })
+  )
+
+/**
+ * The task is given up unless the effect succeeds (interrupted, timed out, refused, failed): `tasks/cancel`,
+ * whose own failure is ignored.
+ */
+const cancelUnlessDone = (requests: TaskRequests, taskId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.onExit(effect, (exit) =>
+    Exit.isSuccess(exit) ? Effect.void : requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
 
 /** @internal */
 export interface TaskRequests {
@@ -68,14 +88,17 @@ export const callAsTask = (
             decodeTask(raw).pipe(
               Effect.mapError((error) =>
                 new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
-              )
+              ),
+              Effect.flatMap(sameTask(taskId, raw))
             )
           )
         )
     })
+    const cancel = requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
+    // A task that needs input is not over: its result is awaited, and cancelled if the call is interrupted.
     return yield* poll.pipe(
-      Effect.zipRight(requests.request("tasks/result", { taskId })),
-      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+      cancelUnlessDone(requests, taskId),
+      Effect.zipRight(Effect.onInterrupt(requests.request("tasks/result", { taskId }), () => cancel))
     )
   })
 
@@ -139,10 +162,10 @@ export const followModernTask = (
         }
         yield* Effect.sleep(pollDelay(task.pollIntervalMs))
         const raw = yield* requests.request("tasks/get", { taskId })
-        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)))
+        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)), Effect.flatMap(sameTask(taskId, raw)))
       })
     const last = yield* Effect.iterate(first, { while: (task) => !TERMINAL.has(task.status), body: step }).pipe(
-      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+      cancelUnlessDone(requests, taskId)
     )
     if (last.status === "completed") return last.result ?? {}
     const error = last.error ?? {}

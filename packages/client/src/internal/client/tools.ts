@@ -45,7 +45,7 @@ export const make = (
   const telemetry = context.telemetry
   /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
   const outputSchemas = new Map<string, unknown>()
-  const checkOutput = outputSchema.makeChecker()
+  const checkOutput = outputSchema.makeChecker({ maxSchemaBytes: context.options.maxOutputSchemaBytes })
   /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
   const taskTools = new Set<string>()
 
@@ -107,26 +107,43 @@ export const make = (
     const schema = outputSchemas.get(name)
     if (schema === undefined) return decodeCallToolResult(raw)
     return Effect.flatMap(decodeCallToolResult(raw), (result) =>
-      Effect.flatMap(
-        checkOutput(name, schema, result),
-        (problem) =>
+      checkOutput(name, schema, result).pipe(
+        // A schema the client cannot use does not fail the call: it is answered unchecked, with a diagnostic.
+        Effect.catchTag("OutputSchemaUnusable", (unusable) =>
+          Effect.as(
+            context.report(
+              McpDiagnostic.UnusableOutputSchema({ tool: name, reason: unusable.reason, detail: unusable.detail })
+            ),
+            undefined
+          )),
+        Effect.flatMap((problem) =>
           problem === undefined
             ? Effect.succeed(result)
             : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+        )
       ))
   }
 
   /**
    * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
    * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
+   * `overallTimeout` bounds the whole task (the task is then cancelled).
    */
   const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
     Effect.acquireUseRelease(
       Effect.sync(() => progress.hold(callOptions?.toolCallId)),
       (ticket) =>
-        Tasks.callAsTask(
-          { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
-          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token })
+        requests.overall(
+          current,
+          "tools/call",
+          callOptions,
+          Tasks.callAsTask(
+            { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
+            requests.requestComplete(current, "tools/call", { ...params, task: {} }, {
+              ...callOptions,
+              progressToken: ticket.token
+            })
+          )
         ),
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
