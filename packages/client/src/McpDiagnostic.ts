@@ -25,6 +25,16 @@ export type McpDiagnostic = Data.TaggedEnum<{
   InvalidTool: { readonly name: string; readonly reason: string }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }
+  /**
+   * A tool's `outputSchema` the client does not use: larger than `maxOutputSchemaBytes`, nested too deep, not
+   * compilable (e.g. a pattern RE2 does not take), or failing while validating (e.g. `{"$ref": "#"}`). The
+   * call was answered with its result unchecked.
+   */
+  UnusableOutputSchema: {
+    readonly tool: string
+    readonly reason: "too-large" | "too-deep" | "compile" | "validate"
+    readonly detail: string
+  }
 }>
 
 /**
