@@ -15,6 +15,7 @@ import * as References from "effect/References"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
+import { visible } from "./internal/sanitize.js"
 import { CommandTail } from "./internal/session.js"
 
 const VERSION = "0.1.0"
@@ -27,7 +28,8 @@ const splitArgv = (argv: ReadonlyArray<string>) => {
   return cut === -1 ? { args: argv.slice(2), tail: undefined } : { args: argv.slice(2, cut), tail: argv.slice(cut + 1) }
 }
 
-const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${message}\n`))
+/** An error on stderr: its message may quote the server, so its controls are made visible. */
+const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${visible(message)}\n`))
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 

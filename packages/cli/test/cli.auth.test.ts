@@ -67,6 +67,25 @@ const browser = (redirectUrl: string, visited: Array<string>): NonNullable<RunOp
   })
 }
 
+/** The browser of a person who takes `millis` (real time) from the printed URL to the redirect. */
+const slowBrowser = (redirectUrl: string, visited: Array<string>, millis: number): NonNullable<RunOptions["started"]> =>
+(child, output) => {
+  let seen = false
+  child.stderr?.on("data", () => {
+    const match = /^(http:\/\/127\.0\.0\.1:\d+\/auth\S*)$/m.exec(output().stderr)
+    if (seen || match?.[1] === undefined) return
+    seen = true
+    const url = match[1]
+    setTimeout(() => {
+      visited.push(url)
+      followAuthorization(new URL(url), redirectUrl)
+        .then((landing) => fetch(landing))
+        .then((response) => response.text())
+        .catch((error: unknown) => void visited.push(`failed: ${String(error)}`))
+    }, millis)
+  })
+}
+
 const readTokens = (file: string) =>
   Effect.promise(async () => JSON.parse(await fs.readFile(file, "utf8")) as Record<string, { server: string; tokens?: { accessToken?: string } }>)
 
@@ -142,6 +161,46 @@ describe("mcp-effect sign-in (OAuth)", () => {
       assert.include(blocked.stderr, `cannot receive the sign-in redirect on 127.0.0.1:${busy}`)
       assert.include(blocked.stderr, "--callback-port")
     }))
+
+  it.live("auth login with a person who takes 8 s in the browser (more than the probe's 5 s) signs in", () =>
+    Effect.gen(function*() {
+      const server = yield* oauthServer
+      const home = yield* tempConfigHome
+      const port = yield* freePort()
+      const visited: Array<string> = []
+      const env = { XDG_CONFIG_HOME: home, BROWSER: "none" }
+      const login = yield* run(
+        ["auth", "login", "--url", server.mcpUrl, "--callback-port", String(port), "--timeout", "3"],
+        { env, started: slowBrowser(`http://127.0.0.1:${port}/callback`, visited, 8000) }
+      )
+      assert.strictEqual(login.code, 0, login.stderr)
+      assert.match(login.stdout, /^signed in to /)
+      assert.lengthOf(visited, 1)
+      assert.strictEqual(server.counts.authorizations, 1)
+    }), 40_000)
+
+  it.live("two auth login runs at once, to two servers, keep both sign-ins", () =>
+    Effect.gen(function*() {
+      const servers = [yield* oauthServer, yield* oauthServer]
+      const home = yield* tempConfigHome
+      const env = { XDG_CONFIG_HOME: home, BROWSER: "none" }
+      const tokenFile = path.join(home, "mcp-effect", "tokens.json")
+      for (let round = 0; round < 2; round++) {
+        const logins = yield* Effect.all(servers.map((server) =>
+          Effect.flatMap(freePort(), (port) => {
+            const visited: Array<string> = []
+            return run(["auth", "login", "--url", server.mcpUrl, "--callback-port", String(port)], {
+              env,
+              started: browser(`http://127.0.0.1:${port}/callback`, visited)
+            })
+          })
+        ), { concurrency: "unbounded" })
+        for (const login of logins) assert.strictEqual(login.code, 0, login.stderr)
+        const stored = yield* readTokens(tokenFile)
+        assert.sameMembers(Object.values(stored).map((entry) => entry.server), servers.map((server) => server.mcpUrl))
+        yield* run(["auth", "logout"], { env })
+      }
+    }), 90_000)
 
   it.live("a server that needs no sign-in: no prompt, no listener, no token file", () =>
     Effect.gen(function*() {

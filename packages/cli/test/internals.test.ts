@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { authOptions, browserCommand, checkPort, tokenFile } from "../src/internal/auth.js"
 import { coerceValue, toolArguments } from "../src/internal/coerce.js"
 import { mcpLevelOf } from "../src/internal/session.js"
+import { json, visible } from "../src/internal/sanitize.js"
 import { splitCommand } from "../src/internal/shell.js"
 
 describe("splitCommand", () => {
@@ -81,5 +82,19 @@ describe("sign-in settings", () => {
     assert.isTrue(Effect.runSync(Effect.result(checkPort(65536)))._tag === "Failure")
     assert.strictEqual(authOptions(4321).redirectUrl, "http://127.0.0.1:4321/callback")
     assert.strictEqual(authOptions(4321).clientName, "mcp-effect")
+  })
+})
+
+describe("server strings on the terminal", () => {
+  it("controls made visible; newline and tab kept; --json escapes C1 and bidi and still parses to the same", () => {
+    assert.strictEqual(visible("a\u001b[2Jb\rc\u0007"), "a\\x1b[2Jb\\x0dc\\x07")
+    assert.strictEqual(visible("line\n\tnext é 世界 😀"), "line\n\tnext é 世界 😀")
+    assert.strictEqual(visible("\u009b31m\u007f\u0000"), "\\x9b31m\\x7f\\x00")
+    assert.strictEqual(visible("\u202eabc\u2066\u200e\u061c"), "\\u202eabc\\u2066\\u200e\\u061c")
+    assert.strictEqual(visible(visible("\u001b\u202e")), visible("\u001b\u202e"))
+    const value = { "k\u202e": ["\u001b]52;c;x\u0007", "\u009b", "\u2069ok"] }
+    const text = json(value, 2)
+    assert.notMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/)
+    assert.deepStrictEqual(JSON.parse(text), value)
   })
 })

@@ -12,14 +12,20 @@
  *   Document URL, or registered dynamically (with `application_type`); the token endpoint authentication is
  *   one the server supports;
  * - scopes from the challenge, else the PRM's `scopes_supported`, else none; step-up on `403
- *   insufficient_scope` with the union of scopes, at most twice per scope set; `offline_access` only when the
- *   authorization server lists it;
- * - refresh before expiry and on a 401; a refused refresh clears the tokens and authorizes once more; a new
- *   authorization server in the PRM means a fresh registration there;
+ *   insufficient_scope` with the union of scopes, at most 3 step-ups in any 10 minutes and 32 scopes;
+ *   `offline_access` only when the authorization server lists it;
+ * - every authorization server endpoint, metadata URL and the authorization URL given to a person is https
+ *   (or http on loopback), checked before use; PRM without `resource` is refused;
+ * - refresh before expiry and on a 401; a refused refresh first looks at the token store (another program may
+ *   have rotated the token), else clears the tokens and authorizes once more; a server that refuses what it
+ *   has just issued is given up on after two authorizations per scope set (a token that lived its life
+ *   resets that count); a new authorization server in the PRM means a fresh registration there;
+ * - a sign-in has its own budget (`signInTimeout`), and the requests waiting on it are not charged for it;
  * - extensions: `client_credentials` (secret, `private_key_jwt`), the JWT bearer grant (workload identity),
  *   enterprise-managed authorization, DPoP (a fresh proof per request, server nonces honoured).
  *
- * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs.
+ * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs: the
+ * credentials the client holds are redacted from what servers say in errors.
  *
  * ```ts
  * const receiver = await McpAuth.loopbackReceiver({ open: (url) => openBrowser(url) })
@@ -74,13 +80,31 @@ export class TokenStore extends Context.Service<TokenStore, store.Store>()("@mcp
 export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, () => TokenStore.of(store.memory()))
 
 /**
- * Tokens in a JSON file, created with mode 0600.
+ * Tokens in a JSON file, created with mode 0600. Programs may share it: each save is locked across processes
+ * (`<file>.lock`) and changes only its own entry; an unreadable file is kept aside as `<file>.corrupt-<time>`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
   Layer.sync(TokenStore, () => TokenStore.of(store.file(path)))
+
+/**
+ * Remove the stored sign-ins of one MCP server (its URL as the client was given it), or of every server, from
+ * a token file of `layerFileStore` / `tokenFile`: under the file's lock, as saves take it, so that a sign-in
+ * saved meanwhile by another program is kept. The number of entries removed.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const forgetStored = (tokenFile: string, server?: string | undefined): Effect.Effect<number, Error> =>
+  Effect.flatMap(
+    Effect.try({
+      try: () => server === undefined ? undefined : new URL(server).href,
+      catch: () => new Error(`not a URL: ${JSON.stringify(server)}`)
+    }),
+    (href) => store.removeFromFile(tokenFile, href)
+  )
 
 /**
  * @since 0.1.0
@@ -119,7 +143,8 @@ const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
       : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
         Effect.map((again) => again ? "retry" as const : "fail" as const),
         Effect.mapError(asTransportError)
-      )
+      ),
+  holdDuring: auth.holdDuring
 })
 
 /**

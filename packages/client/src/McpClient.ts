@@ -114,6 +114,11 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   /** The hard limit of a request whose timeout progress resets (default 10 minutes). */
   readonly maxTotalTimeout?: Duration.Input | undefined
   /**
+   * The largest `outputSchema` (bytes of JSON) the client compiles to check results against (default 256 KiB).
+   * A larger one is not used: the call is answered unchecked, with an `UnusableOutputSchema` diagnostic.
+   */
+  readonly maxOutputSchemaBytes?: number | undefined
+  /**
    * Modern servers send list changes only on a `subscriptions/listen` stream: with this set, the client keeps
    * one open for the lists the server says can change, so cached lists are evicted the moment they change.
    */

@@ -27,6 +27,16 @@ export type McpDiagnostic = Data.TaggedEnum<{
   HookFailed: { readonly hook: string; readonly reason: string }
   /** A `skills/list` entry left out: it breaks the skills extension's rules. */
   InvalidSkill: { readonly reason: string }
+  /**
+   * A tool's `outputSchema` the client does not use: larger than `maxOutputSchemaBytes`, nested too deep, not
+   * compilable (e.g. a pattern RE2 does not take), or failing while validating (e.g. `{"$ref": "#"}`). The
+   * call was answered with its result unchecked.
+   */
+  UnusableOutputSchema: {
+    readonly tool: string
+    readonly reason: "too-large" | "too-deep" | "compile" | "validate"
+    readonly detail: string
+  }
 }>
 
 /**

@@ -121,6 +121,24 @@ export interface Connection {
   readonly scopedSend?: boolean | undefined
   /** Memory transport: the probe's real-time watchdog (see `MemoryOptions`). */
   readonly probeWatchdog?: Duration.Duration | undefined
+  /**
+   * HTTP with an authorizer: the client hands over its deadlines of the connection, which the authorizer
+   * holds while it signs in (see `HttpAuthorizer.holdDuring`), for the life of the scope.
+   */
+  readonly holdDeadlines?: ((holds: DeadlineHolds) => Effect.Effect<void, never, Scope.Scope>) | undefined
+}
+
+/**
+ * The client's deadlines of one connection, as something that is not the requests' own work may hold them:
+ * between `pause` and `resume` no request, probe or call budget of the connection times out, and afterwards
+ * each has the time it had left. Holds nest; every `pause` is matched by one `resume`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeadlineHolds {
+  readonly pause: () => void
+  readonly resume: () => void
 }
 
 /**
@@ -319,6 +337,13 @@ export interface HttpChallenge {
 export interface HttpAuthorizer {
   readonly headers: (request: HttpRequestInfo) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
   readonly onChallenge: (challenge: HttpChallenge) => Effect.Effect<"retry" | "fail", McpTransportError>
+  /**
+   * Optional: hold the connection's deadlines (`holds.pause` ... `holds.resume`) while the authorizer works on
+   * time of its own, such as a person signing in in a browser, so that it is not charged to the request that
+   * met the challenge (nor to the era probe). Called once per connection, for the life of the scope; the
+   * authorizer bounds that time itself.
+   */
+  readonly holdDuring?: ((holds: DeadlineHolds) => Effect.Effect<void, never, Scope.Scope>) | undefined
 }
 
 /**

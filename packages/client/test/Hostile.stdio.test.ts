@@ -4,7 +4,7 @@
  * may take (a bound against hanging, not a speed measurement) and, where the misdeed is about size, the memory;
  * after every case the whole process tree of the server is gone, orphans included.
  */
-import { connectStdio, type McpClient, McpPromise } from "@mcp-effect/client"
+import { connectStdio, type McpClient, type McpDiagnostic, McpPromise } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
@@ -363,5 +363,56 @@ describe("careless callers (item 7)", () => {
       }
       const stats = JSON.parse(textOf(await client.callTool("stats", {}))) as { calls: number }
       assert.strictEqual(stats.calls, 1, "only the stats call reached the server")
+    }))
+})
+
+describe("hostile stdio servers: output schemas (issue 17, item 14)", () => {
+  /** A call's outcome and how long it held the client (a bound against freezing, not a speed measurement). */
+  const timed = async <A>(promise: () => Promise<A>) => {
+    const started = Date.now()
+    const outcome = await settle(promise())
+    return { outcome, millis: Date.now() - started }
+  }
+
+  it("patterns run in linear time: ^(a+)+$ against 30 a's and a ! is a prompt mismatch", () =>
+    withServer(["--output-schemas"], {}, async (client) => {
+      await client.listTools()
+      const { outcome, millis } = await timed(() => client.callTool("redos"))
+      assert.isTrue("tag" in outcome && outcome.tag === "McpInvalidResponseError", "a mismatch")
+      assert.isBelow(millis, 5000, "the call held the client (ms)")
+      assert.match("error" in outcome ? String(outcome.error) : "", /\/s must match pattern/)
+    }))
+
+  it("a 10 MB schema is not compiled: the call is answered, with a diagnostic; time and memory bounded", () =>
+    withServer(["--output-schemas", "--huge-schema", "10000000"], {}, async (client) => {
+      const seen: Array<McpDiagnostic.McpDiagnostic> = []
+      client.onDiagnostic((d) => seen.push(d))
+      await client.listTools()
+      const before = rssMiB()
+      const { value, peak } = await peakRssDuring(() => timed(() => client.callTool("huge_schema")))
+      assert.isTrue("ok" in value.outcome, `answered, not ${"tag" in value.outcome ? value.outcome.tag : ""}`)
+      assert.isBelow(value.millis, 5000, "the call held the client (ms)")
+      assert.isBelow(peak - before, 100, "peak RSS growth (MiB)")
+      const diagnostic = seen.find((d) => d._tag === "UnusableOutputSchema")
+      assert.deepInclude(diagnostic, { tool: "huge_schema", reason: "too-large" })
+    }))
+
+  it("{\"$ref\": \"#\"}, a schema 1,000 deep and a pattern RE2 does not take: answered unchecked, never untagged", () =>
+    withServer(["--output-schemas"], {}, async (client) => {
+      const seen: Array<McpDiagnostic.McpDiagnostic> = []
+      client.onDiagnostic((d) => seen.push(d))
+      await client.listTools()
+      for (const [tool, reason] of [["self_ref", "validate"], ["deep_schema", "too-deep"], ["lookahead", "compile"]] as const) {
+        // Twice: a schema that failed once is not tried again, and is reported again.
+        for (let round = 0; round < 2; round++) {
+          const { outcome, millis } = await timed(() => client.callTool(tool))
+          assert.isTrue("ok" in outcome, `${tool}: answered, not ${"tag" in outcome ? outcome.tag : ""}`)
+          assert.isBelow(millis, 5000, `${tool}: the call held the client (ms)`)
+        }
+        const reported = seen.filter((d) => d._tag === "UnusableOutputSchema" && d.tool === tool)
+        assert.strictEqual(reported.length, 2, tool)
+        assert.deepInclude(reported[0], { reason })
+      }
+      assert.strictEqual(textOf(await client.callTool("echo", { text: "still fine" })), "still fine")
     }))
 })

@@ -5,6 +5,8 @@
 import { McpClient, McpTestServer } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 
 const weatherSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -56,4 +58,18 @@ describe("outputSchema", () => {
         assert.isTrue(failed.isError)
       }).pipe(Effect.provide(serverOf(era).layer())))
   }
+})
+
+describe("outputSchema bounds", () => {
+  it.effect("maxOutputSchemaBytes: a schema above it is not used; the call is answered, with a diagnostic", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const seen = yield* Effect.forkChild(Stream.runCollect(Stream.take(client.diagnostics, 1)), { startImmediately: true })
+      yield* Effect.yieldNow
+      yield* client.listTools()
+      const bad = yield* client.callTool("weather", { mode: "bad" })
+      assert.deepStrictEqual(bad.structuredContent, { temperature: "warm", sky: "purple" })
+      const [diagnostic] = yield* Fiber.join(seen)
+      assert.deepInclude(diagnostic, { _tag: "UnusableOutputSchema", tool: "weather", reason: "too-large" })
+    }).pipe(Effect.provide(serverOf("modern").layer({ maxOutputSchemaBytes: 100 }))))
 })

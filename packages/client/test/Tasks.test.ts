@@ -3,12 +3,23 @@
  * tasks/get, its result read with tasks/result, progress reported for the task's life, and an interrupted
  * call cancelled with tasks/cancel. TestClock drives the polling.
  */
-import { McpClient, McpTestServer } from "@mcp-effect/client"
+import { McpClient, McpTestServer, type McpTransport } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { TestClock } from "effect/testing"
+import {
+  type Handler,
+  LEGACY_INITIALIZE,
+  legacyServer,
+  MODERN_DISCOVER,
+  modernServer,
+  ok,
+  paramsOf
+} from "./fixtures/memoryServer.js"
 
 const server = McpTestServer.make({
   era: "legacy",
@@ -38,8 +49,6 @@ const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 /** Move the test clock once every fiber waits on it, and let the woken ones run. */
 const advance = (duration: Duration.Input) =>
   settle.pipe(Effect.andThen(TestClock.adjust(duration)), Effect.andThen(settle))
-
-const paramsOf = (message: Record<string, unknown> | undefined) => (message?.["params"] ?? {}) as Record<string, unknown>
 
 describe("legacy tasks", () => {
   it.effect("a required-task tool: created with task, polled, result read, progress for the task's life", () =>
@@ -144,5 +153,101 @@ describe("the modern tasks extension", () => {
       yield* advance("1 second")
       yield* Fiber.join(endless)
       assert.strictEqual((yield* kit.requests("tasks/cancel")).length, 1)
+    }))
+})
+
+const legacyTaskCapabilities = {
+  ...LEGACY_INITIALIZE,
+  capabilities: { ...LEGACY_INITIALIZE.capabilities, tasks: { requests: { tools: { call: {} } } } }
+}
+
+/** A scripted legacy server whose one tool is a task; `tasks/get` says what `get` answers. */
+const legacyTaskServer = (get: Handler) =>
+  legacyServer({
+    "initialize": () => ok(legacyTaskCapabilities),
+    "tools/list": () =>
+      ok({ tools: [{ name: "render", inputSchema: { type: "object" }, execution: { taskSupport: "required" } }] }),
+    "tools/call": () => ok({ task: { taskId: "mine", status: "working", pollInterval: 500 } }),
+    "tasks/get": get,
+    "tasks/result": () => ok({ content: [{ type: "text", text: "the result of another task" }] }),
+    "tasks/cancel": (params) => ok({ taskId: params?.["taskId"] ?? "", status: "cancelled" })
+  })
+
+const withFake = <A, E>(transport: Layer.Layer<McpTransport.McpTransport>, f: (client: McpClient.Service) => Effect.Effect<A, E>) =>
+  Effect.flatMap(McpClient.McpClient, f).pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(transport))))
+
+describe("legacy tasks against a hostile server", () => {
+  it.effect("a task that never ends is bounded by overallTimeout, and cancelled on the wire", () =>
+    Effect.gen(function*() {
+      const server = legacyTaskServer(() => ok({ taskId: "mine", status: "working", pollInterval: 500 }))
+      const fiber = yield* withFake(server.layer, (client) =>
+        Effect.flatMap(
+          client.listTools(),
+          () => client.callTool("render", {}, { overallTimeout: "2 seconds" }).pipe(Effect.flip, Effect.timed)
+        )).pipe(Effect.forkChild)
+      // The issue's case: still polling at 6 s with a 2 s bound.
+      for (let i = 0; i < 24; i++) yield* advance("250 millis")
+      const ended = Option.fromUndefinedOr(fiber.pollUnsafe())
+      assert.isTrue(Option.isSome(ended), "the call is still running after 6 s")
+      const [took, error] = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpTimeoutError")
+      assert.isAtMost(Duration.toMillis(took), 2000)
+      const cancels = server.requests("tasks/cancel")
+      assert.strictEqual(cancels.length, 1)
+      assert.strictEqual(paramsOf(cancels[0])["taskId"], "mine")
+      assert.isAtMost(server.requests("tasks/get").length, 4)
+    }))
+
+  it.effect("a tasks/get answer about another task id is refused; the task is cancelled, no result is read", () =>
+    Effect.gen(function*() {
+      const server = legacyTaskServer(() => ok({ taskId: "theirs", status: "completed" }))
+      const fiber = yield* withFake(server.layer, (client) =>
+        Effect.flatMap(client.listTools(), () => Effect.flip(client.callTool("render", {})))).pipe(Effect.forkChild)
+      for (let i = 0; i < 8; i++) yield* advance("250 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      assert.match(error.message, /tasks\/get.*task "theirs".*"mine"/)
+      assert.strictEqual(server.requests("tasks/result").length, 0)
+      assert.strictEqual(paramsOf(server.requests("tasks/cancel")[0])["taskId"], "mine")
+    }))
+})
+
+describe("modern tasks against a hostile server", () => {
+  it.effect("a tasks/get answer about another task id is refused; the task is cancelled", () =>
+    Effect.gen(function*() {
+      const server = modernServer({
+        "server/discover": () =>
+          ok({
+            ...MODERN_DISCOVER,
+            capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }
+          }),
+        "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "working", pollIntervalMs: 500 }),
+        "tasks/get": () =>
+          ok({ taskId: "theirs", status: "completed", result: { content: [{ type: "text", text: "not yours" }] } }),
+        "tasks/cancel": () => ok({})
+      })
+      const fiber = yield* withFake(server.layer, (client) => Effect.flip(client.callTool("build", {}))).pipe(Effect.forkChild)
+      for (let i = 0; i < 8; i++) yield* advance("250 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      assert.match(error.message, /tasks\/get.*task "theirs".*"mine"/)
+      assert.strictEqual(paramsOf(server.requests("tasks/cancel")[0])["taskId"], "mine")
+    }))
+})
+
+describe("a task tool's call built before the listing", () => {
+  it.effect("callTool built before listTools runs (Effect.andThen) still calls the tool as a task", () =>
+    Effect.gen(function*() {
+      const server = legacyTaskServer(() => ok({ taskId: "mine", status: "completed" }))
+      // The call is built here, before the listing that says "render" is a task has run.
+      const fiber = yield* withFake(server.layer, (client) => Effect.andThen(client.listTools(), client.callTool("render", {})))
+        .pipe(Effect.forkChild)
+      for (let i = 0; i < 8; i++) yield* advance("250 millis")
+      const result = yield* Fiber.join(fiber)
+      const block = result.content[0]
+      assert.strictEqual(block?.type === "text" ? block.text : "", "the result of another task")
+      assert.isTrue(paramsOf(server.requests("tools/call")[0])["task"] !== undefined, "tools/call without params.task")
+      assert.strictEqual(server.requests("tasks/get").length, 1)
+      assert.strictEqual(server.requests("tasks/result").length, 1)
     }))
 })

@@ -33,6 +33,8 @@ interface Options {
   ignoreStdinClose: boolean
   stderrFlood: number
   initializeError: number
+  outputSchemas: boolean
+  hugeSchemaBytes: number
 }
 
 const parse = (argv: ReadonlyArray<string>): Options => {
@@ -47,7 +49,9 @@ const parse = (argv: ReadonlyArray<string>): Options => {
     depth: 1,
     ignoreStdinClose: false,
     stderrFlood: 0,
-    initializeError: -32022
+    initializeError: -32022,
+    outputSchemas: false,
+    hugeSchemaBytes: 0
   }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]
@@ -85,6 +89,12 @@ const parse = (argv: ReadonlyArray<string>): Options => {
         break
       case "--initialize-error":
         options.initializeError = Number(value())
+        break
+      case "--output-schemas":
+        options.outputSchemas = true
+        break
+      case "--huge-schema":
+        options.hugeSchemaBytes = Number(value())
         break
       default:
         process.stderr.write(`unknown flag ${flag}\n`)
@@ -157,6 +167,47 @@ const ask = (method: string, params: JsonObject): Promise<JsonObject> =>
   })
 
 const SAMPLE: JsonObject = { messages: [{ role: "user", content: { type: "text", text: "bill me" } }], maxTokens: 10 }
+
+// --- output schemas (--output-schemas) ------------------------------------------------------------------------
+
+/** A wide schema of about `bytes` bytes of JSON: one integer property per 40 bytes. */
+const hugeSchema = (bytes: number): JsonObject => {
+  const properties: JsonObject = {}
+  for (let i = 0; i < bytes / 40; i++) properties[`property${i}`] = { type: "integer", minimum: 0 }
+  return { type: "object", properties }
+}
+
+const deepSchema = (depth: number): JsonObject => {
+  let schema: JsonObject = { type: "string" }
+  for (let i = 0; i < depth; i++) schema = { type: "object", properties: { a: schema } }
+  return schema
+}
+
+/** Tools whose `outputSchema` is an attack on the client's validator, and the `structuredContent` each returns. */
+const SCHEMA_TOOLS: ReadonlyArray<{ readonly name: string; readonly schema: () => JsonObject; readonly structured: JsonObject }> = [
+  {
+    name: "redos",
+    schema: () => ({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } }, required: ["s"] }),
+    structured: { s: "a".repeat(30) + "!" }
+  },
+  { name: "self_ref", schema: () => ({ $ref: "#" }), structured: { any: "thing" } },
+  { name: "huge_schema", schema: () => hugeSchema(options.hugeSchemaBytes), structured: { property0: 1 } },
+  { name: "deep_schema", schema: () => deepSchema(1000), structured: { a: {} } },
+  {
+    name: "lookahead",
+    schema: () => ({ type: "object", properties: { s: { type: "string", pattern: "^(?=a)a$" } } }),
+    structured: { s: "a" }
+  }
+]
+
+const schemaToolList = (): JsonObject => {
+  const tools = [
+    { name: "echo", inputSchema: { type: "object" } },
+    ...SCHEMA_TOOLS.filter((tool) => tool.name !== "huge_schema" || options.hugeSchemaBytes > 0)
+      .map((tool) => ({ name: tool.name, inputSchema: { type: "object" }, outputSchema: tool.schema() }))
+  ]
+  return era === "modern" ? { resultType: "complete", tools } : { tools }
+}
 
 // --- tools ---------------------------------------------------------------------------------------------------
 
@@ -242,8 +293,13 @@ const callTool = async (id: Id, params: JsonObject | undefined) => {
     }
     case "stats":
       return send(result(id, text(era, JSON.stringify({ calls, pid: process.pid }))))
-    default:
+    default: {
+      const schemaTool = options.outputSchemas ? SCHEMA_TOOLS.find((tool) => tool.name === name) : undefined
+      if (schemaTool !== undefined) {
+        return send(result(id, { ...text(era, JSON.stringify(schemaTool.structured)), structuredContent: schemaTool.structured }))
+      }
       return send(error(id, -32602, `Unknown tool: ${String(name)}`))
+    }
   }
 }
 
@@ -275,6 +331,7 @@ const handle = (line: string) => {
         : error(id, code, "Method not found")
     )
   }
+  if (method === "tools/list" && options.outputSchemas) return void send(result(id, schemaToolList()))
   const common = answerCommon(era, id, method, params)
   if (common !== undefined) return void send(common)
   void callTool(id, params)

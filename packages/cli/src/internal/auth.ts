@@ -83,32 +83,19 @@ export const checkPort = (port: number): Effect.Effect<number, UsageError> =>
     ? Effect.succeed(port)
     : Effect.fail(new UsageError({ message: `--callback-port must be a port number (1-65535), got ${port}` }))
 
-type TokenFileShape = Record<string, unknown>
-
 const serverOf = (entry: unknown): string | undefined =>
   typeof entry === "object" && entry !== null && typeof (entry as { server?: unknown }).server === "string"
     ? (entry as { server: string }).server
     : undefined
 
 const readTokens = (file: string) =>
-  Effect.promise(async (): Promise<TokenFileShape | undefined> => {
+  Effect.promise(async (): Promise<Record<string, unknown>> => {
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(file, "utf8"))
-      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as TokenFileShape : {}
+      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
     } catch {
-      return undefined
+      return {}
     }
-  })
-
-const writeTokens = (file: string, content: TokenFileShape) =>
-  Effect.tryPromise({
-    try: async () => {
-      const temporary = `${file}.${process.pid}.tmp`
-      await fs.writeFile(temporary, JSON.stringify(content, null, 2), { mode: 0o600 })
-      await fs.chmod(temporary, 0o600)
-      await fs.rename(temporary, file)
-    },
-    catch: (error) => new UsageError({ message: `cannot write ${file}: ${error instanceof Error ? error.message : String(error)}` })
   })
 
 /** The server URL as the token store keys it. */
@@ -122,18 +109,15 @@ export const normalizeUrl = (url: string): Effect.Effect<string, UsageError> =>
 export const hasStored = (url: string, file: string = tokenFile()): Effect.Effect<boolean, UsageError> =>
   Effect.gen(function*() {
     const href = yield* normalizeUrl(url)
-    const content = (yield* readTokens(file)) ?? {}
+    const content = yield* readTokens(file)
     return Object.values(content).some((entry) => serverOf(entry) === href)
   })
 
-/** Remove the stored sign-ins of one server (or all); the number removed. */
+/** Remove the stored sign-ins of one server (or all), under the token file's lock; the number removed. */
 export const logout = (url: string | undefined, file: string = tokenFile()): Effect.Effect<number, UsageError> =>
   Effect.gen(function*() {
     const href = url === undefined ? undefined : yield* normalizeUrl(url)
-    const content = yield* readTokens(file)
-    if (content === undefined) return 0
-    const kept = Object.entries(content).filter(([, entry]) => href !== undefined && serverOf(entry) !== href)
-    const removed = Object.keys(content).length - kept.length
-    if (removed > 0) yield* writeTokens(file, Object.fromEntries(kept))
-    return removed
+    return yield* McpAuth.forgetStored(file, href).pipe(
+      Effect.mapError((error) => new UsageError({ message: `cannot change ${file}: ${error.message}` }))
+    )
   })

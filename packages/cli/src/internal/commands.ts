@@ -6,12 +6,11 @@ import type { CompletionReference } from "@mcp-effect/client/McpSchema"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { pairs, toolArguments } from "./coerce.js"
 import { ToolReturnedError, UsageError } from "./errors.js"
-import { annotationFlags, blockText, contentsText, indented, printJson, table } from "./render.js"
+import { annotationFlags, blockText, contentsText, indented, print, printJson, table } from "./render.js"
 import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
 import { servers } from "./servers.js"
@@ -39,7 +38,7 @@ const info = Command.make("info", shared, (options) =>
       const server = details.serverInfo === undefined
         ? "(unnamed)"
         : `${details.serverInfo.name} ${details.serverInfo.version}`
-      yield* Console.log([
+      yield* print([
         `server:        ${server}`,
         `era:           ${details.era} (protocol ${details.protocolVersion})`,
         `capabilities:  ${capabilityList(details.capabilities) || "(none)"}`,
@@ -59,14 +58,14 @@ const tools = Command.make(
       Effect.gen(function*() {
         const list = yield* client.listTools()
         if (options.json) return yield* printJson(list)
-        yield* Console.log(table(
+        yield* print(table(
           ["NAME", "ANNOTATIONS", "DESCRIPTION"],
           list.map((tool) => [tool.name, annotationFlags(tool.annotations), tool.description ?? ""])
         ))
         if (!options.schema) return
         for (const tool of list) {
-          yield* Console.log(`\n${tool.name}\n${indented("input", tool.inputSchema)}`)
-          if (tool.outputSchema !== undefined) yield* Console.log(indented("output", tool.outputSchema))
+          yield* print(`\n${tool.name}\n${indented("input", tool.inputSchema)}`)
+          if (tool.outputSchema !== undefined) yield* print(indented("output", tool.outputSchema))
         }
       }))
 ).pipe(Command.withDescription("the server's tools (with --schema: their schemas)"))
@@ -94,8 +93,8 @@ const call = Command.make(
         if (options.json) {
           yield* printJson(result)
         } else {
-          for (const block of result.content) yield* Console.log(blockText(block))
-          if (result.structuredContent !== undefined) yield* Console.log(indented("structured", result.structuredContent))
+          for (const block of result.content) yield* print(blockText(block))
+          if (result.structuredContent !== undefined) yield* print(indented("structured", result.structuredContent))
         }
         if (result.isError === true) return yield* new ToolReturnedError({ tool: tool.name })
       }), { progress: true })
@@ -106,7 +105,7 @@ const resources = Command.make("resources", shared, (options) =>
     Effect.gen(function*() {
       const list = yield* client.listResources()
       if (options.json) return yield* printJson(list)
-      yield* Console.log(table(
+      yield* print(table(
         ["URI", "NAME", "MIME", "DESCRIPTION"],
         list.map((r) => [r.uri, r.name, r.mimeType ?? "", r.description ?? ""])
       ))
@@ -117,7 +116,7 @@ const templates = Command.make("templates", shared, (options) =>
     Effect.gen(function*() {
       const list = yield* client.listResourceTemplates()
       if (options.json) return yield* printJson(list)
-      yield* Console.log(table(
+      yield* print(table(
         ["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"],
         list.map((r) => [r.uriTemplate, r.name, r.mimeType ?? "", r.description ?? ""])
       ))
@@ -128,7 +127,7 @@ const read = Command.make("read", { ...shared, uri: Argument.String("uri").pipe(
     Effect.gen(function*() {
       const result = yield* client.readResource(options.uri)
       if (options.json) return yield* printJson(result)
-      for (const contents of result.contents) yield* Console.log(contentsText(contents))
+      for (const contents of result.contents) yield* print(contentsText(contents))
     }))).pipe(Command.withDescription("read a resource"))
 
 const prompts = Command.make("prompts", shared, (options) =>
@@ -136,7 +135,7 @@ const prompts = Command.make("prompts", shared, (options) =>
     Effect.gen(function*() {
       const list = yield* client.listPrompts()
       if (options.json) return yield* printJson(list)
-      yield* Console.log(table(
+      yield* print(table(
         ["NAME", "ARGUMENTS", "DESCRIPTION"],
         list.map((p) => [
           p.name,
@@ -156,8 +155,8 @@ const prompt = Command.make("prompt", {
       const args = Object.fromEntries(yield* pairs(options.values))
       const result = yield* client.getPrompt(options.name, args)
       if (options.json) return yield* printJson(result)
-      if (result.description !== undefined) yield* Console.log(`# ${result.description}`)
-      for (const message of result.messages) yield* Console.log(`${message.role}: ${blockText(message.content)}`)
+      if (result.description !== undefined) yield* print(`# ${result.description}`)
+      for (const message of result.messages) yield* print(`${message.role}: ${blockText(message.content)}`)
     }))).pipe(Command.withDescription("get a prompt with its arguments"))
 
 const referenceOf = (ref: string): CompletionReference =>
@@ -187,8 +186,8 @@ const complete = Command.make(
           context.length === 0 ? undefined : { arguments: Object.fromEntries(context) }
         )
         if (options.json) return yield* printJson(result)
-        for (const value of result.completion.values) yield* Console.log(value)
-        if (result.completion.hasMore === true) yield* Console.log(`(more: ${result.completion.total ?? "?"} in all)`)
+        for (const value of result.completion.values) yield* print(value)
+        if (result.completion.hasMore === true) yield* print(`(more: ${result.completion.total ?? "?"} in all)`)
       }))
 ).pipe(Command.withDescription("complete an argument of a prompt or resource template: NAME arg=partial [other=value...]"))
 

@@ -1,12 +1,14 @@
 /**
  * An elicitation form answered in the terminal: one prompt per property of the requested schema (text,
  * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
- * elicitation; unless stdin and stdout are a terminal it is declined.
+ * elicitation; unless stdin and stdout are a terminal it is declined. What the server wrote (titles,
+ * descriptions, choices, defaults) is shown with its controls made visible.
  */
 import * as Prompt from "effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { visible } from "./sanitize.js"
 import type { StatusLine } from "./status.js"
 
 type Json = Readonly<Record<string, unknown>>
@@ -18,7 +20,7 @@ const isObject = (value: unknown): value is Json =>
 const labelOf = (name: string, schema: Json, required: boolean) => {
   const title = typeof schema["title"] === "string" ? schema["title"] : name
   const description = typeof schema["description"] === "string" ? ` (${schema["description"]})` : ""
-  return `${title}${description}${required ? "" : " [optional]"}`
+  return visible(`${title}${description}${required ? "" : " [optional]"}`)
 }
 
 /** The enum choices of a property: `enum` (+ `enumNames`) or `oneOf` of `{ const, title }`. */
@@ -27,14 +29,14 @@ const choicesOf = (schema: Json): ReadonlyArray<{ readonly title: string; readon
     const names = Array.isArray(schema["enumNames"]) ? schema["enumNames"] : []
     return schema["enum"].map((value, i) => ({
       value: String(value),
-      title: typeof names[i] === "string" ? names[i] : String(value)
+      title: visible(typeof names[i] === "string" ? names[i] : String(value))
     }))
   }
   const options = schema["oneOf"] ?? schema["anyOf"]
   if (Array.isArray(options) && options.every((o) => isObject(o) && o["const"] !== undefined)) {
     return options.filter(isObject).map((o) => ({
       value: String(o["const"]),
-      title: typeof o["title"] === "string" ? o["title"] : String(o["const"])
+      title: visible(typeof o["title"] === "string" ? o["title"] : String(o["const"]))
     }))
   }
   return undefined
@@ -85,7 +87,7 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
     default:
       return Prompt.String({
         message,
-        ...(typeof schema["default"] === "string" ? { default: schema["default"] } : {}),
+        ...(typeof schema["default"] === "string" ? { default: visible(schema["default"]) } : {}),
         validate: (value) =>
           required && value === "" ? Effect.fail("an answer is required") : Effect.succeed(value)
       }).pipe(Prompt.map((value): Answer | undefined => (value === "" && !required ? undefined : value)))

@@ -1,11 +1,17 @@
 /**
- * Human-readable output: aligned tables, content blocks as text, and JSON for `--json`.
+ * Human-readable output: aligned tables, content blocks as text, and JSON for `--json`. Everything goes to
+ * stdout through `print` or `printJson`, which show a server's control characters instead of sending them
+ * to the terminal (see `sanitize.ts`).
  */
 import * as Console from "effect/Console"
 import type * as Effect from "effect/Effect"
+import * as sanitize from "./sanitize.js"
 
-/** Pretty JSON on stdout (the `--json` output of every command). */
-export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value, null, 2))
+/** Pretty JSON on stdout (the `--json` output of every command), C1 and bidi controls escaped too. */
+export const printJson = (value: unknown): Effect.Effect<void> => Console.log(sanitize.json(value, 2))
+
+/** A line (or lines) of human-readable output on stdout, controls made visible. */
+export const print = (text: string): Effect.Effect<void> => Console.log(sanitize.visible(text))
 
 const width = (text: string) => [...text].length
 
@@ -15,8 +21,10 @@ const oneLine = (text: string, max: number) => {
 }
 
 /** Columns padded to their widest cell; on a terminal the last column is cut to fit its width. */
-export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  if (rows.length === 0) return "(none)"
+export const table = (headers: ReadonlyArray<string>, cells: ReadonlyArray<ReadonlyArray<string>>): string => {
+  if (cells.length === 0) return "(none)"
+  // Made visible before they are measured, so the columns line up with what is shown.
+  const rows = cells.map((row) => row.map(sanitize.visible))
   const columns = process.stdout.isTTY === true ? process.stdout.columns : Number.POSITIVE_INFINITY
   const widths = headers.map((header, i) => Math.max(width(header), ...rows.map((row) => width(row[i] ?? ""))))
   const lead = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0)
@@ -48,7 +56,7 @@ export const blockText = (block: Block): string => {
       return contentsText(resource)
     }
     default:
-      return JSON.stringify(block)
+      return sanitize.json(block)
   }
 }
 
@@ -73,4 +81,4 @@ export const annotationFlags = (annotations: Block | undefined): string => {
 
 /** A JSON value indented under a label. */
 export const indented = (label: string, value: unknown): string =>
-  `  ${label}:\n${JSON.stringify(value, null, 2).split("\n").map((l) => `    ${l}`).join("\n")}`
+  `  ${label}:\n${sanitize.json(value, 2).split("\n").map((l) => `    ${l}`).join("\n")}`

@@ -1,16 +1,17 @@
 /**
- * `servers`: every entry of the configuration, connected and checked in parallel: its era and tool count,
- * or the error it gave. A broken entry (malformed, or a server that fails) is reported; the others are not
- * held up by it.
+ * `servers`: every entry of the configuration, connected and checked in parallel (`--concurrency` at a time,
+ * default 8): its era and tool count, or the error it gave. A broken entry (malformed, or a server that
+ * fails) is reported; the others are not held up by it.
  */
 import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { McpConfig } from "@mcp-effect/client"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { SomeServersFailed, UsageError } from "./errors.js"
 import { shared } from "./options.js"
-import { printJson, table } from "./render.js"
+import { print, printJson, table } from "./render.js"
 import { clientOptions, type SessionOptions } from "./session.js"
 import * as Status from "./status.js"
 import { configPath } from "./target.js"
@@ -58,9 +59,16 @@ const check = (
     )
   )
 
+/** How many entries are checked at once (each is a server process or an open connection). */
+const concurrency = Flag.Int("concurrency").pipe(
+  Flag.withDescription("how many servers are checked at once"),
+  Flag.withDefault(8),
+  Flag.filterMap((n) => (n >= 1 ? Option.some(n) : Option.none()), () => "--concurrency must be at least 1")
+)
+
 export const servers = Command.make(
   "servers",
-  { config: shared.config, json: shared.json, root: shared.root, timeout: shared.timeout },
+  { config: shared.config, json: shared.json, root: shared.root, timeout: shared.timeout, concurrency },
   (options) =>
     Effect.gen(function*() {
       const path = yield* configPath(options.config)
@@ -80,12 +88,12 @@ export const servers = Command.make(
             }),
           onSuccess: (entry) => check(entry, options, status)
         }),
-        { concurrency: "unbounded" }
+        { concurrency: options.concurrency }
       )
       if (options.json) {
         yield* printJson(rows)
       } else {
-        yield* Console.log(table(
+        yield* print(table(
           ["NAME", "TRANSPORT", "ERA", "TOOLS", "STATUS"],
           rows.map((row) => [
             row.name,
@@ -99,5 +107,7 @@ export const servers = Command.make(
       const failed = rows.filter((row) => !row.ok).length
       if (failed > 0) return yield* new SomeServersFailed({ count: failed })
     })).pipe(
-      Command.withDescription("every server of the configuration, checked in parallel: era and tool count, or its error")
+      Command.withDescription(
+        "every server of the configuration, checked in parallel (--concurrency at a time, default 8): era and tool count, or its error"
+      )
     )

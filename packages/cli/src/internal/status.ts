@@ -3,6 +3,7 @@
  * before anything else is written (a log message, a prompt); elsewhere each report is a line of its own.
  */
 import type { McpClient } from "@mcp-effect/client"
+import { visible } from "./sanitize.js"
 
 const BAR = 24
 
@@ -10,12 +11,12 @@ export interface StatusLine {
   readonly progress: (report: McpClient.ProgressReport) => void
   /** Clear the live line (before other output). */
   readonly clear: () => void
-  /** Write a whole line to stderr above the live line. */
+  /** Write a whole line to stderr above the live line (a server's controls made visible). */
   readonly line: (text: string) => void
 }
 
 const render = (report: McpClient.ProgressReport): string => {
-  const message = report.message === undefined ? "" : ` ${report.message}`
+  const message = report.message === undefined ? "" : ` ${visible(report.message)}`
   if (report.total === undefined || report.total <= 0) return `progress ${report.progress}${message}`
   const ratio = Math.min(1, Math.max(0, report.progress / report.total))
   const filled = Math.round(ratio * BAR)
@@ -42,7 +43,7 @@ export const make = (stream: NodeJS.WriteStream = process.stderr): StatusLine =>
     clear,
     line: (text) => {
       clear()
-      stream.write(`${text}\n`)
+      stream.write(`${visible(text)}\n`)
     }
   }
 }

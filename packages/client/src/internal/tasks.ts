@@ -1,13 +1,15 @@
 /**
  * Legacy tasks (2025-11-25, experimental): a tool whose `execution.taskSupport` is `required` is called as a
  * task (`params.task`), its status polled with `tasks/get` (at the server's `pollInterval`), its result read
- * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests), and
- * an interrupted call cancelled with `tasks/cancel` (never `notifications/cancelled`).
+ * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests); a call
+ * that ends otherwise (interrupted, out of time, an answer about another task refused) cancels its task with
+ * `tasks/cancel` (never `notifications/cancelled`).
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { McpClientError } from "../McpError.js"
 import { McpInvalidResponseError, McpProtocolError } from "../McpError.js"
@@ -45,6 +47,24 @@ const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled
 export const pollDelay = (pollInterval: number | undefined): Duration.Duration =>
   Duration.millis(pollInterval === undefined || !Number.isFinite(pollInterval) ? 1000 : Math.min(30_000, Math.max(50, pollInterval)))
 
+/** An answer of `tasks/get` must be about the task asked for: one about another task is refused. */
+const sameTask = <T extends { readonly taskId: string }>(taskId: string, raw: unknown) => (task: T) =>
+  task.taskId === taskId ? Effect.succeed(task) : Effect.fail(
+    new McpInvalidResponseError({
+      method: "tasks/get",
+      reason: `the answer is about task ${JSON.stringify(task.taskId)}, not ${JSON.stringify(taskId)}`,
+      response: raw
+    })
+  )
+
+/**
+ * The task is given up unless the effect succeeds (interrupted, timed out, refused, failed): `tasks/cancel`,
+ * whose own failure is ignored.
+ */
+const cancelUnlessDone = (requests: TaskRequests, taskId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.onExit(effect, (exit) =>
+    Exit.isSuccess(exit) ? Effect.void : requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+
 /** @internal */
 export interface TaskRequests {
   /** One plain request on the current session (its own timeout applies to each). */
@@ -76,13 +96,17 @@ export const callAsTask = (
         task = yield* decodeTask(raw).pipe(
           Effect.mapError((error) =>
             new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
-          )
+          ),
+          Effect.flatMap(sameTask(taskId, raw))
         )
       }
-      return yield* requests.request("tasks/result", { taskId })
+      return task
     })
+    const cancel = requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
+    // A task that needs input is not over: its result is awaited, and cancelled if the call is interrupted.
     return yield* poll.pipe(
-      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+      cancelUnlessDone(requests, taskId),
+      Effect.andThen(Effect.onInterrupt(requests.request("tasks/result", { taskId }), () => cancel))
     )
   })
 
@@ -146,15 +170,14 @@ export const followModernTask = (
         }
         yield* Effect.sleep(pollDelay(task.pollIntervalMs))
         const raw = yield* requests.request("tasks/get", { taskId })
-        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)))
+        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)), Effect.flatMap(sameTask(taskId, raw)))
       })
     const follow = Effect.gen(function*() {
       let task = first
       while (!TERMINAL.has(task.status)) task = yield* step(task)
       return task
     })
-    const last = yield* follow.pipe(
-      Effect.onInterrupt(() => requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+    const last = yield* follow.pipe(cancelUnlessDone(requests, taskId)
     )
     if (last.status === "completed") return last.result ?? {}
     const error = last.error ?? {}

@@ -32,6 +32,35 @@ export interface Discovered {
 
 const isLoopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]"
 
+/** https, or plain http on a loopback host: what any URL the flow uses or hands a person must be. @internal */
+export const isSecure = (url: URL): boolean => url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url))
+
+/** `text` as a URL the flow may use (see `isSecure`), or why not. @internal */
+export const secureUrl = (text: string, what: string, step: "discovery" | "authorization" = "discovery") =>
+  Effect.suspend(() => {
+    let url: URL
+    try {
+      url = new URL(text)
+    } catch {
+      return Effect.fail(new McpAuthError({ step, detail: `${what} is not a URL` }))
+    }
+    return isSecure(url)
+      ? Effect.succeed(url)
+      : Effect.fail(
+        new McpAuthError({ step, detail: `${what} ${url.origin} is not https (plain http only on loopback); refusing to use it` })
+      )
+  })
+
+/** The endpoints of the authorization server the flow uses: each must be https (or http on loopback). */
+const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_endpoint"] as const
+
+/** Check every endpoint of the metadata before anything is sent to one. @internal */
+export const checkEndpoints = (as: oauth.AuthorizationServer) =>
+  Effect.forEach(ENDPOINTS, (name) => {
+    const value = as[name]
+    return value === undefined ? Effect.void : secureUrl(value, `the authorization server's ${name}`)
+  }, { discard: true })
+
 /** oauth4webapi options: bounded answers; plain http only to loopback hosts. @internal */
 export const httpOptions = (url: URL): {
   [oauth.allowInsecureRequests]?: boolean
@@ -44,11 +73,28 @@ export const httpOptions = (url: URL): {
 const failDiscovery = (detail: string, status?: number) =>
   new McpAuthError(status === undefined ? { step: "discovery", detail } : { step: "discovery", detail, status })
 
-const get = (url: URL) =>
+/** `location` against `base` (as it is when it is no URL at all: `secureUrl` says so). */
+const resolved = (location: string, base: URL): string => {
+  try {
+    return new URL(location, base).href
+  } catch {
+    return location
+  }
+}
+
+/** Redirects a metadata GET follows, each to https (or http on loopback) only. */
+const MAX_REDIRECTS = 3
+
+const get = (url: URL, hops = 0): Effect.Effect<Response, McpAuthError> =>
   Effect.tryPromise({
-    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "follow" }),
+    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "manual" }),
     catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
-  })
+  }).pipe(Effect.flatMap((response) => {
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null
+    if (location === null) return Effect.succeed(response)
+    if (hops >= MAX_REDIRECTS) return Effect.fail(failDiscovery(`${url.href} redirects more than ${MAX_REDIRECTS} times`))
+    return Effect.flatMap(secureUrl(resolved(location, url), `${url.href} redirects to`), (next) => get(next, hops + 1))
+  }))
 
 const readJson = (response: Response, url: URL) =>
   Effect.tryPromise({
@@ -124,6 +170,11 @@ export const canonicalResource = (server: URL): string => {
 export const fetchResourceMetadata = (server: URL, fromChallenge: string | undefined) =>
   Effect.gen(function*() {
     for (const url of prmUrls(server, fromChallenge)) {
+      if (!isSecure(url)) {
+        return yield* failDiscovery(
+          `the protected resource metadata URL ${url.origin} is not https (plain http only on loopback); refusing to fetch it`
+        )
+      }
       const response = yield* get(url)
       if (response.status !== 200) {
         continue
@@ -206,21 +257,23 @@ export const discover = (server: URL, fromChallenge: string | undefined, preferI
           `the protected resource metadata names resource ${prm.resource}, which is not this server (${server.href}); refusing to authorize for it`
         )
       }
+      if (prm.resource === undefined) {
+        return yield* failDiscovery(
+          "the protected resource metadata names no resource (RFC 9728 requires it); refusing to authorize"
+        )
+      }
       const issuerText = prm.authorizationServers.find((s) => s === preferIssuer) ?? prm.authorizationServers[0]
       if (issuerText === undefined) return yield* failDiscovery("the protected resource metadata lists no authorization server")
       const as = yield* fetchServerMetadata(issuerText)
       if (as === undefined) return yield* failDiscovery(`no authorization server metadata for ${issuerText}`)
-      const discovered: Discovered = {
-        prm,
-        as,
-        synthetic: false,
-        resource: prm.resource ?? canonicalResource(server)
-      }
+      yield* checkEndpoints(as)
+      const discovered: Discovered = { prm, as, synthetic: false, resource: prm.resource }
       return discovered
     }
     // 2025-03-26: the MCP server's origin is the authorization server.
     const origin = new URL(server.origin)
     const as = yield* fetchServerMetadata(server.origin)
+    yield* checkEndpoints(as ?? defaultEndpoints(origin))
     const discovered: Discovered = {
       prm: undefined,
       as: as ?? defaultEndpoints(origin),

@@ -6,9 +6,13 @@
  * @internal
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import type { DeadlineHolds } from "../../McpTransport.js"
+import { redact } from "../redact.js"
 import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
 import { proof } from "./dpop.js"
@@ -19,6 +23,11 @@ import type { Store } from "./store.js"
 
 /** How many authorizations one scope set gets before a server that keeps asking is an error. */
 const MAX_AUTHORIZATIONS_PER_SCOPES = 2
+/** Step-ups (403 `insufficient_scope`) a session takes in any `STEP_UP_WINDOW_MS`. */
+const MAX_STEP_UPS = 3
+const STEP_UP_WINDOW_MS = 10 * 60_000
+/** The most scopes a step-up asks for. */
+const MAX_SCOPES = 32
 /** A token this young that is refused again means the server will not take what we get. */
 const FRESH_MS = 30_000
 
@@ -32,6 +41,8 @@ export interface Engine {
    * them, a token renewed while this challenge waited its turn counts as newer than the one sent).
    */
   readonly onChallenge: (sent: Headers | undefined, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
+  /** A connection's deadlines, held while an authorization runs, for the life of the scope. */
+  readonly holdDuring: (holds: DeadlineHolds) => Effect.Effect<void, never, Scope.Scope>
 }
 
 const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes: ReadonlyArray<string> | undefined) =>
@@ -39,6 +50,27 @@ const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes
     !(scopes ?? []).includes("offline_access")
     ? [...(scopes ?? []), "offline_access"]
     : scopes
+
+/**
+ * Authorization work, one at a time: it holds the connections' deadlines while it runs or waits its turn, and
+ * has the sign-in budget of its own.
+ */
+const exclusive = <A>(session: S.Session, effect: Effect.Effect<A, McpAuthError>) =>
+  S.busy(
+    session,
+    session.lock.withPermits(1)(
+      Effect.timeoutOrElse(effect, {
+        duration: session.signInTimeout,
+        orElse: () =>
+          Effect.fail(
+            new McpAuthError({
+              step: "authorization",
+              detail: `the authorization did not finish within ${Duration.format(session.signInTimeout)} (signInTimeout)`
+            })
+          )
+      })
+    )
+  )
 
 /** The authorization code flow: the request, the caller's `onAuthorize`, the checked redirect, the code. */
 const authorizationCode = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
@@ -78,7 +110,7 @@ const workloadGrant = (session: S.Session, context: grants.GrantContext, grant: 
     )
   })
 
-/** Get a new token by the configured grant, at most twice per scope set. */
+/** Get a new token by the configured grant, at most twice per scope set (until a token lives its life). */
 const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
   Effect.gen(function*() {
     const { options, state } = session
@@ -104,8 +136,13 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
     yield* S.keep(session, found.as.issuer, response)
   })
 
-/** Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. */
-const tryRefresh = (session: S.Session) =>
+/**
+ * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. A refused
+ * refresh (`invalid_grant`) looks at the store first: another program sharing it may have refreshed already
+ * (a rotating authorization server takes each refresh token once), and its live token is taken as it is, or
+ * refreshed once with its own refresh token.
+ */
+const tryRefresh = (session: S.Session, reread = true): Effect.Effect<boolean, McpAuthError> =>
   Effect.gen(function*() {
     const { options, state } = session
     const tokens = state.tokens
@@ -124,6 +161,12 @@ const tryRefresh = (session: S.Session) =>
       Effect.catchIf((error) => error.error === "invalid_grant", () => Effect.succeed(undefined))
     )
     if (refreshed === undefined) {
+      const stored = reread ? yield* S.newerStored(session, tokens) : undefined
+      if (stored !== undefined) {
+        state.tokens = stored
+        const now = yield* Clock.currentTimeMillis
+        return S.expired(stored, now) ? yield* tryRefresh(session, false) : true
+      }
       yield* S.clearTokens(session)
       return false
     }
@@ -134,12 +177,13 @@ const tryRefresh = (session: S.Session) =>
 /** The headers of one request: the token (refreshed first when it is about to expire), a DPoP proof. */
 const headers = (session: S.Session, method: string, url: URL) =>
   Effect.gen(function*() {
-    const { lock, options, state } = session
+    const { options, state } = session
     if (options.bearerToken !== undefined) return { authorization: `Bearer ${options.bearerToken}` }
-    if (!state.loaded) yield* lock.withPermits(1)(S.load(session))
+    if (!state.loaded) yield* exclusive(session, S.load(session))
     const now = yield* Clock.currentTimeMillis
     if (state.tokens !== undefined && S.expired(state.tokens, now) && state.tokens.refreshToken !== undefined) {
-      yield* lock.withPermits(1)(
+      yield* exclusive(
+        session,
         Effect.suspend(() =>
           state.tokens !== undefined && S.expired(state.tokens, now) ? Effect.asVoid(tryRefresh(session)) : Effect.void
         )
@@ -156,12 +200,32 @@ const headers = (session: S.Session, method: string, url: URL) =>
     return { authorization: `Bearer ${tokens.accessToken}` }
   })
 
-/** 403 `insufficient_scope`: authorize again with the union of what was asked for and what is asked now. */
+/**
+ * 403 `insufficient_scope`: authorize again with the union of what was asked for and what is asked now. Bounded
+ * per session over time, not per call: at most `MAX_STEP_UPS` in any `STEP_UP_WINDOW_MS`, and never more than
+ * `MAX_SCOPES` scopes, so a server that asks for a new scope every time costs a few sign-ins, not a few per call.
+ */
 const stepUp = (session: S.Session, info: ChallengeInfo) =>
   Effect.gen(function*() {
     if (info.error !== "insufficient_scope") return false
+    const state = session.state
+    const now = yield* Clock.currentTimeMillis
+    state.stepUps = state.stepUps.filter((at) => now - at < STEP_UP_WINDOW_MS)
+    const scopes = unionScopes(state.requested, info.scope)
+    if (state.stepUps.length >= MAX_STEP_UPS || scopes.length > MAX_SCOPES) {
+      return yield* new McpAuthError({
+        step: "authorization",
+        detail: scopes.length > MAX_SCOPES
+          ? `the server asks for more than ${MAX_SCOPES} scopes; giving up on step-up`
+          : `the server asked for more scopes ${state.stepUps.length} times within ${
+            Duration.format(Duration.millis(STEP_UP_WINDOW_MS))
+          }; giving up on step-up`,
+        status: 403
+      })
+    }
+    state.stepUps.push(now)
     const found = yield* S.discovered(session)
-    yield* authorize(session, found, unionScopes(session.state.requested, info.scope))
+    yield* authorize(session, found, scopes)
     return true
   })
 
@@ -177,7 +241,11 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
     const found = yield* S.discoverNow(session, info)
     if (sentToken && state.tokens !== undefined && (yield* tryRefresh(session))) return true
     if (sentToken && tokens !== undefined) {
-      state.freshRefusals = now - tokens.issuedAt < FRESH_MS ? state.freshRefusals + 1 : 0
+      const served = now - tokens.issuedAt >= FRESH_MS || S.expired(tokens, now)
+      // A token that lived its life (or long enough) was taken: the authorizations that led to it succeeded,
+      // and the bound is for a server that refuses what it has just issued, not for tokens that expire.
+      if (served) state.authorizations.clear()
+      state.freshRefusals = served ? 0 : state.freshRefusals + 1
       if (state.freshRefusals >= 2) {
         return yield* new McpAuthError({
           step: "authorization",
@@ -194,7 +262,7 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
 const onChallenge = (session: S.Session, sent: Headers | undefined, status: number, responseHeaders: Headers) =>
   Effect.suspend(() => {
     const before = session.state.tokens
-    return session.lock.withPermits(1)(challenged(session, sent, before, status, responseHeaders))
+    return exclusive(session, challenged(session, sent, before, status, responseHeaders))
   })
 
 const challenged = (
@@ -223,9 +291,32 @@ const challenged = (
     return yield* unauthorized(session, sentToken, info, status)
   })
 
+/**
+ * An error as it leaves the engine: what the servers said in it (an `error_description`, a message) without
+ * any credential the session holds, nor the ones just refused (a token may be cleared before the error).
+ */
+const cleaned = (session: S.Session, also: ReadonlyArray<string | undefined> = []) => (error: McpAuthError) => {
+  const secrets = [...S.credentials(session), ...also]
+  return new McpAuthError({
+    step: error.step,
+    detail: redact(error.detail, secrets),
+    ...(error.error === undefined ? {} : { error: error.error }),
+    ...(error.errorDescription === undefined ? {} : { errorDescription: redact(error.errorDescription, secrets) }),
+    ...(error.status === undefined ? {} : { status: error.status })
+  })
+}
+
 /** @internal */
 export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
   Effect.map(S.makeSession(server, options, store), (session): Engine => ({
-    headers: (method, url) => headers(session, method, url),
-    onChallenge: (sent, status, responseHeaders) => onChallenge(session, sent, status, responseHeaders)
+    headers: (method, url) => Effect.mapError(headers(session, method, url), cleaned(session)),
+    onChallenge: (sent, status, responseHeaders) =>
+      Effect.suspend(() => {
+        const held = S.credentials(session)
+        return Effect.mapError(
+          onChallenge(session, sent, status, responseHeaders),
+          cleaned(session, [...held, sent?.["authorization"]])
+        )
+      }),
+    holdDuring: (holds) => S.holdDuring(session, holds)
   }))

@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
-import { httpOptions } from "./discovery.js"
+import { httpOptions, secureUrl } from "./discovery.js"
 import type { DpopKey } from "./dpop.js"
 import type { ActiveClient } from "./identity.js"
 import { basicAuth, secretMethod } from "./identity.js"
@@ -83,10 +83,11 @@ export const authorizationRequest = (
     if (as.authorization_endpoint === undefined) {
       return yield* new McpAuthError({ step: "authorization", detail: `${as.issuer} has no authorization endpoint` })
     }
+    // The URL a person is sent to: https (or http on loopback) only, whatever the metadata said.
+    const url = yield* secureUrl(as.authorization_endpoint, "the authorization endpoint", "authorization")
     const verifier = oauth.generateRandomCodeVerifier()
     const state = oauth.generateRandomState()
     const challenge = yield* Effect.promise(() => oauth.calculatePKCECodeChallenge(verifier))
-    const url = new URL(as.authorization_endpoint)
     const params: Record<string, string> = {
       response_type: "code",
       client_id: client.client.client_id,
@@ -164,7 +165,14 @@ export const clientCredentials = (context: GrantContext, credentials: ClientCred
       "token",
       "the client_credentials token request",
       (signal) =>
-        oauth.clientCredentialsGrantRequest(context.as, client, auth, scopeParam(context.scopes), tokenOptions(context, signal)),
+        oauth.clientCredentialsGrantRequest(
+          context.as,
+          client,
+          auth,
+          // oauth4webapi takes this grant's parameters here only (its `additionalParameters` are not sent).
+          { resource: context.resource, ...scopeParam(context.scopes) },
+          tokenOptions(context, signal)
+        ),
       (response) => oauth.processClientCredentialsResponse(context.as, client, response)
     )
   })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
 import { boundedFetch } from "./bounded.js"
+import { secureUrl } from "./discovery.js"
 import { importPrivateKey } from "./oauthCalls.js"
 import type { AuthOptions } from "./options.js"
 import type { StoredClient } from "./store.js"
@@ -80,6 +81,7 @@ export const register = (as: oauth.AuthorizationServer, options: AuthOptions, re
           `the authorization server ${as.issuer} offers no dynamic client registration and no pre-registered client or usable client metadata document was given`
       })
     }
+    yield* secureUrl(as.registration_endpoint, "the registration endpoint")
     const requested = registrationMethod(as)
     const metadata: Partial<oauth.Client> = {
       client_name: options.clientName ?? "mcp-effect",

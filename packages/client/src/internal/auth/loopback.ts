@@ -21,7 +21,10 @@ export interface LoopbackOptions {
 /** @internal */
 export interface LoopbackReceiver {
   readonly redirectUrl: string
-  /** Hand the URL to `open` and resolve with the URL the browser was redirected to. */
+  /**
+   * Hand the URL to `open` and resolve with the URL the browser was redirected to: the one with the `state` of
+   * `authorizationUrl` (a callback with another or none is answered 400 and the wait goes on, to `timeoutMs`).
+   */
   readonly onAuthorize: (authorizationUrl: URL) => Promise<string>
   readonly close: () => Promise<void>
 }
@@ -33,10 +36,18 @@ export const start = (options: LoopbackOptions = {}): Promise<LoopbackReceiver> 
   new Promise((resolve, reject) => {
     const path = options.path ?? "/callback"
     let waiting: ((url: string) => void) | undefined
+    /** The `state` of the authorization request being waited for (`null`: it had none, any is taken). */
+    let expected: string | null = null
     const server = http.createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://127.0.0.1")
       if (request.method !== "GET" || url.pathname !== path || waiting === undefined) {
         response.writeHead(404, { "content-type": "text/plain" }).end("not found")
+        return
+      }
+      // A forged or stale callback (wrong or missing state) is turned away; the real one is still waited for.
+      if (expected !== null && url.searchParams.get("state") !== expected) {
+        response.writeHead(400, { "content-type": "text/plain", "cache-control": "no-store" })
+          .end("this is not the sign-in being waited for")
         return
       }
       response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(PAGE)
@@ -54,6 +65,7 @@ export const start = (options: LoopbackOptions = {}): Promise<LoopbackReceiver> 
         redirectUrl,
         onAuthorize: (authorizationUrl) =>
           new Promise<string>((done, fail) => {
+            expected = authorizationUrl.searchParams.get("state")
             const timer = setTimeout(() => {
               waiting = undefined
               fail(new Error("no redirect reached the loopback receiver in time"))

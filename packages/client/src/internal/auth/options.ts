@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as jose from "jose"
 
@@ -120,4 +121,11 @@ export interface AuthOptions {
   readonly tokenFile?: string | undefined
   /** Ask for `offline_access` when the authorization server lists it (default true). */
   readonly offlineAccess?: boolean | undefined
+  /**
+   * The budget of one authorization (default 5 minutes): a sign-in in the browser, and likewise a token
+   * request or a refresh. It is not charged to the request that met the challenge: that request's timeout
+   * (and the era probe's) stands still while the authorization runs and goes on once the credentials are
+   * there.
+   */
+  readonly signInTimeout?: Duration.Input | undefined
 }

@@ -5,10 +5,13 @@
  * @internal
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type * as oauth from "oauth4webapi"
 import type { McpAuthError } from "../../McpAuthError.js"
+import type { DeadlineHolds } from "../../McpTransport.js"
 import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
@@ -37,6 +40,8 @@ export interface State {
   dpopOffered: boolean
   /** Authorizations per scope set (sorted, space-joined). */
   authorizations: Map<string, number>
+  /** When the recent step-ups were (epoch milliseconds, within the step-up window). */
+  stepUps: Array<number>
   /** Consecutive 401s to tokens just issued. */
   freshRefusals: number
   /** A refused JWT bearer grant with a fixed assertion: surfaced again, never retried. */
@@ -50,7 +55,16 @@ export interface Session {
   readonly store: Store
   readonly lock: Semaphore.Semaphore
   readonly state: State
+  /** The budget of one authorization (`signInTimeout`). */
+  readonly signInTimeout: Duration.Duration
+  /** The deadlines of the connections using this session, held while it authorizes. */
+  readonly holds: Set<DeadlineHolds>
+  /** How many fibers are authorizing or waiting to (the deadlines are held while it is above 0). */
+  busy: number
 }
+
+/** The default budget of one authorization. */
+const SIGN_IN_TIMEOUT = Duration.minutes(5)
 
 /** @internal */
 export const makeSession = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Session> =>
@@ -59,6 +73,9 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
     options,
     store,
     lock,
+    signInTimeout: options.signInTimeout === undefined ? SIGN_IN_TIMEOUT : Duration.fromInputUnsafe(options.signInTimeout),
+    holds: new Set(),
+    busy: 0,
     state: {
       loaded: false,
       discovered: undefined,
@@ -69,10 +86,62 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
       dpop: undefined,
       dpopOffered: false,
       authorizations: new Map(),
+      stepUps: [],
       freshRefusals: 0,
       refusedAssertion: undefined
     }
   }))
+
+/**
+ * Run `effect` as authorization work: while any runs (or waits for the lock), every connection's deadlines
+ * are held.
+ *
+ * @internal
+ */
+export const busy = <A, E>(session: Session, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      if (session.busy++ === 0) for (const holds of session.holds) holds.pause()
+    }),
+    () => effect,
+    () =>
+      Effect.sync(() => {
+        if (--session.busy === 0) for (const holds of session.holds) holds.resume()
+      })
+  )
+
+/** A connection's deadlines, held whenever the session authorizes, for the life of the scope. @internal */
+export const holdDuring = (session: Session, holds: DeadlineHolds): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      session.holds.add(holds)
+      if (session.busy > 0) holds.pause()
+    }),
+    () =>
+      Effect.sync(() => {
+        session.holds.delete(holds)
+        if (session.busy > 0) holds.resume()
+      })
+  )
+
+/** Every credential the session holds or was given (tokens, secrets, assertions). @internal */
+export const credentials = (session: Session): ReadonlyArray<string | undefined> => {
+  const { options, state } = session
+  const assertion = options.jwtBearer?.assertion
+  const idToken = options.enterprise?.idToken
+  return [
+    state.tokens?.accessToken,
+    state.tokens?.refreshToken,
+    state.client?.stored.clientSecret,
+    options.bearerToken,
+    options.client?.clientSecret,
+    options.clientCredentials?.clientSecret,
+    options.enterprise?.clientSecret,
+    options.enterprise?.idpClientSecret,
+    typeof assertion === "string" ? assertion : undefined,
+    typeof idToken === "string" ? idToken : undefined
+  ]
+}
 
 /** The `Authorization` value of the current token. @internal */
 export const authorizationValue = (session: Session): string | undefined => {
@@ -92,6 +161,20 @@ export const load = (session: Session) =>
       .filter((entry) => entry.tokens !== undefined && entry.tokens.tokenType !== "dpop")
       .sort((a, b) => (b.tokens?.issuedAt ?? 0) - (a.tokens?.issuedAt ?? 0))[0]
     if (latest?.tokens !== undefined) state.tokens = { ...latest.tokens, issuer: latest.issuer }
+  })
+
+/**
+ * The stored tokens of the same authorization server, if they are not `tokens` (another program using the
+ * same store has renewed them).
+ *
+ * @internal
+ */
+export const newerStored = (session: Session, tokens: Tokens) =>
+  Effect.map(session.store.load(session.server.href), (entries): Tokens | undefined => {
+    const stored = entries.find((entry) => entry.issuer === tokens.issuer)?.tokens
+    if (stored === undefined || stored.tokenType === "dpop") return undefined
+    if (stored.accessToken === tokens.accessToken && stored.refreshToken === tokens.refreshToken) return undefined
+    return { ...stored, issuer: tokens.issuer }
   })
 
 /** Save the tokens (not DPoP-bound ones: their key is not kept) and a registered client. @internal */

@@ -44,6 +44,13 @@ export interface Requests {
   ) => Effect.Effect<Round, McpClientError>
   /** The call's timeout. */
   readonly timeoutOf: (callOptions: CallOptions | undefined) => Duration.Duration
+  /** Bound a call of several requests (a legacy task) by its `overallTimeout`. */
+  readonly overall: <A>(
+    current: Session,
+    method: string,
+    callOptions: CallOptions | undefined,
+    effect: Effect.Effect<A, McpClientError>
+  ) => Effect.Effect<A, McpClientError>
 }
 
 /** What is wrong with `raw`'s `resultType`, if anything: absent or `complete` is final; nothing else is here. */
@@ -122,22 +129,30 @@ const traced = <A, E>(
 ): Effect.Effect<A, E> =>
   context.telemetry === undefined ? effect : context.telemetry.operation(method, params, effect, isToolError)
 
-/** The budget of the whole call, every round included, on the connection's sweeper. */
+/** The budget of the whole call (`overallTimeout`), every request of it included, on the connection's sweeper. */
+const overall = <A>(
+  current: Session,
+  method: string,
+  callOptions: CallOptions | undefined,
+  effect: Effect.Effect<A, McpClientError>
+): Effect.Effect<A, McpClientError> => {
+  if (callOptions?.overallTimeout === undefined) return effect
+  const millis = Duration.toMillis(Duration.fromInputUnsafe(callOptions.overallTimeout))
+  return current.link.peer.deadlines.within(
+    effect,
+    millis,
+    () => new McpTimeoutError({ method, limit: "overall", timeoutMillis: millis })
+  )
+}
+
+/** `overall`, once the session is known. */
 const withOverall = <A>(
   session: Effect.Effect<Session, McpClientError>,
   effect: (current: Session) => Effect.Effect<A, McpClientError>,
   method: string,
   callOptions: CallOptions | undefined
 ): Effect.Effect<A, McpClientError> =>
-  Effect.flatMap(session, (current) => {
-    if (callOptions?.overallTimeout === undefined) return effect(current)
-    const millis = Duration.toMillis(Duration.fromInputUnsafe(callOptions.overallTimeout))
-    return current.link.peer.deadlines.within(
-      effect(current),
-      millis,
-      () => new McpTimeoutError({ method, limit: "overall", timeoutMillis: millis })
-    )
-  })
+  Effect.flatMap(session, (current) => overall(current, method, callOptions, effect(current)))
 
 /** The `input_required` rounds after the first, until one has the final result (bounded by `nextRound`). */
 const loop = (step: (state: Round) => Effect.Effect<Round, McpClientError>, first: Round) =>
@@ -239,5 +254,5 @@ export const make = (
       (last) => isRecord(last.result) && last.result["isError"] === true
     )
 
-  return { requestComplete, requestWithInput, timeoutOf: (callOptions) => timeoutOf(context, callOptions) }
+  return { requestComplete, requestWithInput, timeoutOf: (callOptions) => timeoutOf(context, callOptions), overall }
 }

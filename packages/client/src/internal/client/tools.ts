@@ -45,7 +45,7 @@ export const make = (
   const telemetry = context.telemetry
   /** The `outputSchema` of every listed tool that has one; its results are checked against it. */
   const outputSchemas = new Map<string, unknown>()
-  const checkOutput = outputSchema.makeChecker()
+  const checkOutput = outputSchema.makeChecker({ maxSchemaBytes: context.options.maxOutputSchemaBytes })
   /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
   const taskTools = new Set<string>()
 
@@ -107,53 +107,75 @@ export const make = (
     const schema = outputSchemas.get(name)
     if (schema === undefined) return decodeCallToolResult(raw)
     return Effect.flatMap(decodeCallToolResult(raw), (result) =>
-      Effect.flatMap(
-        checkOutput(name, schema, result),
-        (problem) =>
+      checkOutput(name, schema, result).pipe(
+        // A schema the client cannot use does not fail the call: it is answered unchecked, with a diagnostic.
+        Effect.catchTag("OutputSchemaUnusable", (unusable) =>
+          Effect.as(
+            context.report(
+              McpDiagnostic.UnusableOutputSchema({ tool: name, reason: unusable.reason, detail: unusable.detail })
+            ),
+            undefined
+          )),
+        Effect.flatMap((problem) =>
           problem === undefined
             ? Effect.succeed(result)
             : Effect.fail(new McpInvalidResponseError({ method: "tools/call", reason: problem, response: result }))
+        )
       ))
   }
 
   /**
    * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
    * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
+   * `overallTimeout` bounds the whole task (the task is then cancelled).
    */
   const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
     Effect.acquireUseRelease(
       Effect.sync(() => progress.hold(callOptions?.toolCallId)),
       (ticket) =>
-        Tasks.callAsTask(
-          { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
-          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token })
+        requests.overall(
+          current,
+          "tools/call",
+          callOptions,
+          Tasks.callAsTask(
+            { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
+            requests.requestComplete(current, "tools/call", { ...params, task: {} }, {
+              ...callOptions,
+              progressToken: ticket.token
+            })
+          )
         ),
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
 
-  const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) => {
-    const invalid = invalidCall("tools/call", "tool name", name, args)
-    if (invalid !== undefined) return Effect.fail(invalid)
-    const params = args === undefined ? { name } : { name, arguments: args }
-    if (taskTools.has(name)) {
-      return Effect.flatMap(session, (current) =>
-        current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
-          ? callAsTask(current, params, callOptions)
-          : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
-          Effect.flatMap(decoded(name))
-        )
-    }
-    const call = (refresh: boolean) =>
-      requests.requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
-    return call(false).pipe(
-      // A header mismatch may mean the schema changed: list the tools again and retry once.
-      Effect.catchIf(
-        (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
-        () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
-      ),
-      Effect.flatMap((last) => decoded(name)(last.result))
-    )
-  }
+  /**
+   * Whether the call is a task is decided when it runs, not when it is built: `Effect.andThen(listTools(),
+   * callTool(...))` builds the call before the listing that says the tool is a task.
+   */
+  const callTool = (name: string, args: JsonObject | undefined, callOptions: CallOptions | undefined) =>
+    Effect.suspend(() => {
+      const invalid = invalidCall("tools/call", "tool name", name, args)
+      if (invalid !== undefined) return Effect.fail(invalid)
+      const params = args === undefined ? { name } : { name, arguments: args }
+      if (taskTools.has(name)) {
+        return Effect.flatMap(session, (current) =>
+          current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
+            ? callAsTask(current, params, callOptions)
+            : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
+            Effect.flatMap(decoded(name))
+          )
+      }
+      const call = (refresh: boolean) =>
+        requests.requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
+      return call(false).pipe(
+        // A header mismatch may mean the schema changed: list the tools again and retry once.
+        Effect.catchIf(
+          (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
+          () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
+        ),
+        Effect.flatMap((last) => decoded(name)(last.result))
+      )
+    })
 
   return { listTools, callTool }
 }

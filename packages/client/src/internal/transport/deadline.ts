@@ -7,6 +7,10 @@
  * Every kind of timeout goes through it: a request's own (the peer), idle-with-progress (a timer whose `at`
  * moves forward), the whole call's budget and a caller's wait for a shared fetch (`within`). Only the era probe
  * keeps `Effect.timeout`, once per connection.
+ *
+ * A hold (`pause` ... `resume`) stops every deadline's clock while the connection waits on something that is
+ * not its requests' own work (an OAuth sign-in): nothing expires meanwhile, and afterwards each deadline has the
+ * time it had left when the hold began.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -53,6 +57,10 @@ export interface Deadlines {
     millis: number,
     onTimeout: () => E2
   ) => Effect.Effect<A, E | E2, R>
+  /** Stop every deadline's clock until the matching `resume` (holds nest). */
+  readonly pause: () => void
+  /** End one hold; at the last, every deadline is moved later by the time the hold lasted. */
+  readonly resume: () => void
 }
 
 /** @internal */
@@ -61,10 +69,18 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   const timers = new Set<Timer>()
   let armedFor = Infinity
   let wake = Deferred.makeUnsafe<void>()
+  let holds = 0
+  let heldSince = 0
 
   const now = () => clock.currentTimeMillisUnsafe()
 
   const sweep = Effect.suspend(() => {
+    if (holds > 0) {
+      // Held: nothing expires, and no new deadline wakes the sweeper before `resume` does.
+      armedFor = -Infinity
+      wake = Deferred.makeUnsafe<void>()
+      return Deferred.await(wake)
+    }
     const current = now()
     let next = Infinity
     const due: Array<Timer> = []
@@ -91,6 +107,8 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
 
   const add = (timer: Timer) => {
     if (!Number.isFinite(timer.at)) return
+    // Added during a hold: it counts from now, not from the start of the hold it is about to be moved by.
+    if (holds > 0) timer.at -= now() - heldSince
     timers.add(timer)
     if (timer.at < armedFor) {
       armedFor = timer.at
@@ -117,6 +135,17 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       })
     )
 
-  const deadlines: Deadlines = { now, add, remove, reschedule, within }
+  const pause = () => {
+    if (holds++ === 0) heldSince = now()
+  }
+  const resume = () => {
+    if (holds === 0 || --holds > 0) return
+    const held = now() - heldSince
+    for (const timer of timers) timer.at += held
+    armedFor = -Infinity
+    Deferred.doneUnsafe(wake, Exit.void)
+  }
+
+  const deadlines: Deadlines = { now, add, remove, reschedule, within, pause, resume }
   return deadlines
 })

@@ -302,7 +302,8 @@ const httpFailure = (
     const status = response.status
     const text = yield* wire.readText(response)
     if (request !== undefined) {
-      const frames = wire.mediaType(response) === wire.SSE ? sseData(text) : [text]
+      // An error answer may echo what was sent: no credential goes on into the error.
+      const frames = (wire.mediaType(response) === wire.SSE ? sseData(text) : [text]).map(state.wire.redact)
       let answered = false
       for (const frame of frames) {
         const value = parseJson(frame)
@@ -311,7 +312,7 @@ const httpFailure = (
       }
       if (answered) return
     }
-    const body = wire.excerpt(text)
+    const body = wire.excerpt(state.wire.redact(text))
     return yield* new McpTransportError({
       reason: "Http",
       status,
@@ -327,11 +328,13 @@ const tooLargeError = (state: State, request: Request, bytes: number) => {
 }
 
 /** A JSON body that is not the answer to the request it came with. */
-const notTheAnswer = (request: Request, status: number, text: string) =>
+const notTheAnswer = (request: Request, status: number, text: string, redact: (text: string) => string) =>
   new McpTransportError({
     reason: "Http",
     status,
-    detail: `${request.method}: the HTTP ${status} JSON body is not the response to the request: ${wire.excerpt(text)}`
+    detail: `${request.method}: the HTTP ${status} JSON body is not the response to the request: ${
+      wire.excerpt(redact(text))
+    }`
   })
 
 /** How a stream that ended without the answer is described. */
@@ -443,7 +446,7 @@ const readAnswerWith = (
     return wire.readBoundedWith(response, state.maxMessageBytes, (outcome) => {
       if ("broke" in outcome) return done(failed(lost(request, `broke (${wire.describeCause(outcome.broke)})`)))
       if ("oversized" in outcome) return done(failed(tooLargeError(state, request, outcome.oversized)))
-      done(deliver(state, outcome.text, request, status) ? answered : failed(notTheAnswer(request, status, outcome.text)))
+      done(deliver(state, outcome.text, request, status) ? answered : failed(notTheAnswer(request, status, outcome.text, state.wire.redact)))
     })
   }
   done(failed(
@@ -791,7 +794,8 @@ const connect = (requester: requester.Requester, options: HttpOptions) =>
           for (const replay of buffer.splice(0)) replay(receiver)
         }),
       ended: Deferred.await(state.ended),
-      cancelsByClosingStream: (era) => era === "modern"
+      cancelsByClosingStream: (era) => era === "modern",
+      holdDeadlines: options.authorizer?.holdDuring
     }
     return connection
   })

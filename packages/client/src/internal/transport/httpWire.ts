@@ -11,6 +11,7 @@ import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
 import type * as requester from "./httpRequester.js"
 import { flattenHeaders } from "./httpRequester.js"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
+import { SentCredentials } from "../redact.js"
 
 /** @internal */
 export const SSE = "text/event-stream"
@@ -233,6 +234,8 @@ export interface Wire {
   readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
   /** Cancel the responses still finishing on their own (the connection closes). */
   readonly close: () => void
+  /** `text` (from the server) without the credentials this connection sent lately. */
+  readonly redact: (text: string) => string
   /**
    * `execute` in three steps, for a caller that reads responses as they come: the authorizer's headers of a
    * first attempt, `begin` the request with them, and, after its head, `challenged` (a 401/403 goes to the
@@ -257,6 +260,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.fetchTimeout)
   const authorizer = options.authorizer
   const draining = new Set<WireResponse>()
+  const sent = new SentCredentials()
   // Merged by lower-case name: a caller's `Accept` gives way to ours instead of going beside it.
   const base = flattenHeaders(options.headers ?? {})
 
@@ -278,7 +282,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     response.abort = requester.start({
       method: outgoing.method,
       url,
-      headers: { ...base, ...flattenHeaders(extra), ...flattenHeaders(outgoing.headers) },
+      headers: sent.noted({ ...base, ...flattenHeaders(extra), ...flattenHeaders(outgoing.headers) }),
       body: outgoing.body
     }, response)
     return response
@@ -322,6 +326,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       url,
       execute: (outgoing) => once(outgoing, {}),
       close,
+      redact: (text) => sent.redact(text),
       begin,
       headersFor: () => Effect.succeed({}),
       challenged: (_outgoing, _extra, response) => Effect.succeed(response)
@@ -366,6 +371,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     url,
     execute: (outgoing) => run(outgoing, 0),
     close,
+    redact: (text) => sent.redact(text),
     begin,
     headersFor: (outgoing) => authorizer.headers(info(outgoing, 0)),
     challenged: (outgoing, extra, response) => after(outgoing, 0, extra, response)

@@ -81,6 +81,10 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
   Effect.gen(function*() {
     const { connection } = options
     const deadlines = yield* Deadline.make
+    // An authorizer signing in holds the deadlines: the sign-in is not charged to the requests waiting on it.
+    if (connection.holdDeadlines !== undefined) {
+      yield* connection.holdDeadlines({ pause: deadlines.pause, resume: deadlines.resume })
+    }
     const correlator = new Correlator(deadlines, options.onAnswered)
     const ended = yield* Deferred.make<Ended>()
     const background = yield* FiberSet.make()

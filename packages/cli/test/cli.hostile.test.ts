@@ -1,0 +1,158 @@
+/**
+ * `mcp-effect` against servers that misbehave on purpose (issue 17, items 10 and 11): a server whose every
+ * string attacks the terminal (nothing it says reaches the terminal as a control, in either output format),
+ * and a configuration of many servers (`servers` starts at most `--concurrency` of them at once). Each run is
+ * bounded in time: a bound against hanging, not a speed measurement.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { type Ran, run, type RunOptions } from "./fixtures/run.js"
+
+const require = createRequire(import.meta.url)
+const terminalServer = require.resolve("@mcp-effect/test-servers/hostile-terminal")
+const hostile = require.resolve("@mcp-effect/test-servers/hostile")
+
+/** Every string of the terminal server carries this (see `hostile-terminal.ts`). */
+const EVIL = [
+  "\u001b]52;c;cGF3bmVk\u0007",
+  "\u001b[2J",
+  "\u001b[10;10H",
+  "\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\",
+  "\u202e",
+  "\u009b31m",
+  "\r",
+  "\u2066\u200f\u061c"
+].join("")
+
+/** What the terminal must never receive from a server: C0 but newline and tab, DEL, C1, bidi controls. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+
+/** How EVIL is shown. */
+const SHOWN = "\\x1b]52;c;cGF3bmVk\\x07\\x1b[2J\\x1b[10;10H\\x1b]8;;https://evil.example/\\x1b\\link\\x1b]8;;\\x1b\\" +
+  "\\u202e\\x9b31m\\x0d\\u2066\\u200f\\u061c"
+
+const BOUND = "60 seconds"
+
+const bounded = (args: ReadonlyArray<string>, options?: RunOptions): Effect.Effect<Ran, Error> =>
+  run(args, options).pipe(
+    Effect.timeoutOrElse({
+      duration: BOUND,
+      orElse: () => Effect.fail(new Error(`mcp-effect ${args.join(" ")}: no end within ${BOUND}`))
+    })
+  )
+
+const clean = (ran: Ran, what: string) => {
+  const raw = CONTROL.exec(ran.stdout + ran.stderr)
+  assert.isNull(raw, `${what}: a raw control reached the terminal (U+${(raw?.[0].codePointAt(0) ?? 0).toString(16)})`)
+}
+
+describe("a server whose strings attack the terminal (item 10)", () => {
+  const server = ["--", process.execPath, terminalServer]
+
+  it.live("human output: every server string is shown with its controls made visible", () =>
+    Effect.gen(function*() {
+      const tools = yield* bounded(["tools", "--schema", ...server])
+      const call = yield* bounded(["call", "show", "--log-level", "info", ...server])
+      const ask = yield* bounded(["call", "ask", ...server])
+      const fail = yield* bounded(["call", "fail", ...server])
+      const unknown = yield* bounded(["call", "nope", ...server])
+      const prompts = yield* bounded(["prompts", ...server])
+      const prompt = yield* bounded(["prompt", "greet", ...server])
+      const info = yield* bounded(["info", ...server])
+      for (const [what, ran] of Object.entries({ tools, call, ask, fail, unknown, prompts, prompt, info })) clean(ran, what)
+      // Tool names, descriptions (in the table and in the input schema).
+      assert.include(tools.stdout, `evil${SHOWN}`)
+      assert.include(tools.stdout, `shows things ${SHOWN}`)
+      assert.include(tools.stdout, "\"description\": \"a text \\u001b]52;c;cGF3bmVk\\u0007")
+      // A result, a log message, a progress report, an elicitation, errors.
+      assert.include(call.stdout, `result ${SHOWN}`)
+      assert.include(call.stderr, `[info] log${SHOWN}: logged ${SHOWN}`)
+      assert.include(call.stderr, `step ${SHOWN}`)
+      assert.include(ask.stderr, `question ${SHOWN}`)
+      assert.strictEqual(fail.code, 3)
+      assert.include(fail.stderr, `failed ${SHOWN}`)
+      assert.include(unknown.stderr, `evil${SHOWN}`)
+      // Prompts, the server's name and instructions.
+      assert.include(prompts.stdout, `greet${SHOWN}`)
+      assert.include(prompt.stdout, `# a prompt ${SHOWN}`)
+      assert.include(prompt.stdout, `user: hello ${SHOWN}`)
+      assert.include(info.stdout, `terminal${SHOWN}`)
+      assert.include(info.stdout, `instructions ${SHOWN}`)
+    }))
+
+  it.live("--json: C1 and bidi controls are escaped too, and the JSON still means the server's strings", () =>
+    Effect.gen(function*() {
+      const tools = yield* bounded(["tools", "--json", ...server])
+      const call = yield* bounded(["call", "show", "--json", ...server])
+      const info = yield* bounded(["info", "--json", ...server])
+      for (const [what, ran] of Object.entries({ tools, call, info })) clean(ran, what)
+      const listed = JSON.parse(tools.stdout) as ReadonlyArray<{ name: string; description: string }>
+      assert.include(listed.map((t) => t.name), `evil${EVIL}`)
+      assert.include(tools.stdout, "\\u202e")
+      const result = JSON.parse(call.stdout) as { content: ReadonlyArray<{ text: string }>; structuredContent: unknown }
+      assert.strictEqual(result.content[0]?.text, `result ${EVIL}`)
+      assert.deepStrictEqual(result.structuredContent, { said: `structured ${EVIL}` })
+      assert.strictEqual((JSON.parse(info.stdout) as { instructions: string }).instructions, `instructions ${EVIL}`)
+    }))
+})
+
+/** The live processes whose command line mentions `tag` (Linux /proc). */
+const tagged = (tag: string): number => {
+  let count = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(tag)) continue
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") count++
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count
+}
+
+/** Run `servers` while counting, every 20 ms, the servers alive at once; the run and the most seen. */
+const census = (tag: string, args: ReadonlyArray<string>, cwd: string) => {
+  let most = 0
+  return bounded(args, {
+    cwd,
+    started: (child) => {
+      const timer = setInterval(() => void (most = Math.max(most, tagged(tag))), 20)
+      child.once("exit", () => clearInterval(timer))
+    }
+  }).pipe(Effect.map((ran) => ({ ran, most })))
+}
+
+describe("servers with many entries (item 11)", () => {
+  it.live("at most --concurrency servers (default 8) run at once; every entry is checked", () =>
+    Effect.gen(function*() {
+      const tag = `cli-fanout-${process.pid}-${Date.now()}`
+      const count = 20
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      const mcpServers = Object.fromEntries(Array.from({ length: count }, (_, i) => [
+        `s${i}`,
+        // Each server reads nothing for 300 ms, so the checks overlap when they may.
+        { command: process.execPath, args: [hostile, "--tag", tag, "--start-delay", "300"] }
+      ]))
+      writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({ mcpServers }))
+
+      const byDefault = yield* census(tag, ["servers", "--json"], dir)
+      assert.strictEqual(byDefault.ran.code, 0, byDefault.ran.stderr)
+      const rows = JSON.parse(byDefault.ran.stdout) as ReadonlyArray<{ ok: boolean }>
+      assert.strictEqual(rows.filter((row) => row.ok).length, count)
+      assert.isAtMost(byDefault.most, 8, "servers alive at once")
+      assert.isAtLeast(byDefault.most, 2, "the checks run in parallel")
+
+      const three = yield* census(tag, ["servers", "--concurrency", "3"], dir)
+      assert.strictEqual(three.ran.code, 0, three.ran.stderr)
+      assert.isAtMost(three.most, 3, "servers alive at once")
+
+      const zero = yield* bounded(["servers", "--concurrency", "0"], { cwd: dir })
+      assert.strictEqual(zero.code, 2)
+    }))
+})

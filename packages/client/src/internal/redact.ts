@@ -1,0 +1,71 @@
+/**
+ * Credentials out of text: what a server sends back (an error body that echoes the `Authorization` header, an
+ * `error_description` that quotes a secret) is cleaned of every credential the client holds before it goes
+ * into an error or a log, and of anything that looks like an `Authorization` value.
+ *
+ * @internal
+ */
+
+/** The request headers whose values are credentials. @internal */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "dpop", "cookie"])
+
+const MASK = "[redacted]"
+
+/** `Bearer …`, `DPoP …`, `Basic …` values (RFC 6750 b64token characters). */
+const SCHEMES = /\b(Bearer|DPoP|Basic)(\s+)[A-Za-z0-9\-._~+/]+=*/gi
+
+/** Shorter values are not looked for (they would mask ordinary words). */
+const MIN_SECRET = 6
+
+/**
+ * `text` without any of `secrets` (each also as the token after an auth scheme, and percent- and
+ * base64-encoded) and without auth-scheme values.
+ *
+ * @internal
+ */
+export const redact = (text: string, secrets: Iterable<string | undefined>): string => {
+  const forms = new Set<string>()
+  for (const secret of secrets) {
+    if (secret === undefined) continue
+    const bare = secret.replace(/^(Bearer|DPoP|Basic)\s+/i, "")
+    for (const form of [secret, bare, encodeURIComponent(bare), Buffer.from(bare).toString("base64")]) {
+      if (form.length >= MIN_SECRET) forms.add(form)
+    }
+  }
+  let out = text
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join(MASK)
+  return out.replace(SCHEMES, `$1$2${MASK}`)
+}
+
+/**
+ * The credentials a connection sent lately (the values of `CREDENTIAL_HEADERS`), at most `max` of them, the
+ * newest kept.
+ *
+ * @internal
+ */
+export class SentCredentials {
+  private readonly values = new Set<string>()
+  constructor(private readonly max = 16) {}
+
+  /** Note the credentials among `headers`; `headers` as they are. */
+  noted<H extends Readonly<Record<string, string>>>(headers: H): H {
+    this.note(headers)
+    return headers
+  }
+
+  note(headers: Readonly<Record<string, string>>): void {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!CREDENTIAL_HEADERS.has(name.toLowerCase()) || value === "") continue
+      this.values.delete(value)
+      this.values.add(value)
+      if (this.values.size > this.max) {
+        const oldest = this.values.values().next()
+        if (oldest.done !== true) this.values.delete(oldest.value)
+      }
+    }
+  }
+
+  redact(text: string): string {
+    return redact(text, this.values)
+  }
+}

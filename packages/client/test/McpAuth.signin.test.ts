@@ -1,0 +1,197 @@
+/**
+ * Sign-in and tokens over a whole client (issue 17): a scripted MCP server that takes only the tokens the
+ * scripted authorization server issued, and the client's own deadlines. A person in the browser takes 30 s of
+ * `TestClock`; the era probe's 5 s and the request's timeout are not charged for it.
+ */
+import { McpAuth } from "@mcp-effect/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { TestClock } from "effect/testing"
+import type { AuthOptions } from "../src/internal/auth/options.js"
+import { makeClient } from "./fixtures/httpServer.js"
+import { protectedMcp, scriptedAs, type ScriptedAs } from "./fixtures/oauthScripted.js"
+
+const REDIRECT = "http://127.0.0.1:9/callback"
+
+/** Follow the authorization URL one hop, as a browser would, and give back where it was sent. */
+const follow = (url: URL) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, { redirect: "manual" })
+    await response.body?.cancel()
+    return response.headers.get("location") ?? ""
+  })
+
+/** A person who answers after `think` of the fiber's clock; `opened` completes when the browser opens. */
+const slowPerson = (think: Duration.Input) =>
+  Effect.map(Deferred.make<void>(), (opened) => {
+    const urls: Array<URL> = []
+    const onAuthorize = (url: URL) =>
+      Effect.gen(function*() {
+        urls.push(url)
+        yield* Deferred.succeed(opened, undefined)
+        yield* Effect.sleep(think)
+        return yield* follow(url)
+      })
+    return { opened, urls, onAuthorize }
+  })
+
+/** The MCP client of `mcpUrl`, authorized by `McpAuth` with `options`. */
+const authorizedClient = (mcpUrl: string, options: AuthOptions, client: Parameters<typeof makeClient>[1] = {}) =>
+  Effect.gen(function*() {
+    const auth = yield* Effect.provide(McpAuth.McpAuth, McpAuth.layer(options))
+    const authorizer = yield* auth.forServer(mcpUrl)
+    return yield* makeClient(mcpUrl, client, { authorizer })
+  })
+
+/** Wait for `effect` at most 10 s of real time (the test clock stands still), else fail the test. */
+const really = <A, E>(effect: Effect.Effect<A, E>, what: string) =>
+  TestClock.withLive(
+    Effect.timeoutOrElse(effect, {
+      duration: "10 seconds",
+      orElse: () => Effect.fail(new Error(`timed out waiting for ${what}`))
+    })
+  )
+
+/**
+ * Let forked fibers run up to their next wait, then move the test clock. Effect 3's `TestClock.adjust` waited
+ * for them; Effect 4's does not (and a completed `Deferred` resumes its waiter at once, before the fiber that
+ * completed it has reached its sleep).
+ */
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
+const advance = (duration: Duration.Input) =>
+  settle.pipe(Effect.andThen(TestClock.adjust(duration)), Effect.andThen(settle))
+
+const tokenRequests = (as: ScriptedAs) => as.seen.filter((request) => request.path === "/token")
+
+describe("a sign-in has its own budget", () => {
+  it.effect("a person who takes 30 s in the browser signs in: the probe's 5 s and the request's 10 s stand still", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* protectedMcp(as)
+      const person = yield* slowPerson("30 seconds")
+      const client = yield* authorizedClient(
+        mcp.url,
+        { redirectUrl: REDIRECT, onAuthorize: person.onAuthorize },
+        { requestTimeout: "10 seconds", probeTimeout: "5 seconds" }
+      )
+      const call = yield* Effect.forkChild(client.callTool("echo"))
+      yield* really(Deferred.await(person.opened), "the browser")
+      yield* advance("30 seconds")
+      const called = yield* Fiber.join(call)
+      assert.deepStrictEqual(called.content, [{ type: "text", text: "ok" }])
+      // One browser, one code redeemed; the next call uses the token.
+      assert.lengthOf(person.urls, 1)
+      assert.lengthOf(tokenRequests(as), 1)
+      yield* client.callTool("echo")
+      assert.lengthOf(person.urls, 1)
+    }))
+
+  it.effect("the sign-in's own budget (signInTimeout) ends a sign-in that never finishes, with a tagged error", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* protectedMcp(as)
+      const person = yield* slowPerson("1 hour")
+      const client = yield* authorizedClient(mcp.url, {
+        redirectUrl: REDIRECT,
+        onAuthorize: person.onAuthorize,
+        signInTimeout: "2 minutes"
+      })
+      const call = yield* Effect.forkChild(Effect.flip(client.callTool("echo")))
+      yield* really(Deferred.await(person.opened), "the browser")
+      yield* advance("119 seconds")
+      assert.isNull(call.pollUnsafe() === undefined ? null : "done")
+      yield* advance("2 seconds")
+      const error = yield* Fiber.join(call)
+      const authError = McpAuth.authErrorOf(error)
+      assert.strictEqual(authError?.step, "authorization")
+      assert.match(authError?.message ?? String(error), /did not finish within 2m/)
+      assert.lengthOf(tokenRequests(as), 0)
+    }))
+
+  it.effect("after the sign-in, the request's own timeout goes on: a server that then hangs times out in the probe's 5 s", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      let hang = false
+      const mcp = yield* protectedMcp(as, () => hang ? "hang" : "answer")
+      const person = yield* slowPerson("30 seconds")
+      const client = yield* authorizedClient(mcp.url, { redirectUrl: REDIRECT, onAuthorize: person.onAuthorize })
+      const era = yield* Effect.forkChild(Effect.flip(client.era))
+      yield* really(Deferred.await(person.opened), "the browser")
+      hang = true
+      yield* advance("30 seconds")
+      // The retried probe is at the server and gets no answer: its deadline is live again.
+      yield* really(Effect.promise(() => mcp.hung), "the retried probe")
+      yield* advance("5 seconds")
+      const error = yield* Fiber.join(era)
+      assert.strictEqual(error._tag, "McpTimeoutError")
+    }))
+})
+
+describe("a machine client (client_credentials)", () => {
+  it.effect("lives through many token expiries: each expired token is replaced, never counted as a refusal", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const mcp = yield* protectedMcp(as)
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      for (let hour = 0; hour < 5; hour++) {
+        const called = yield* client.callTool("echo")
+        assert.deepStrictEqual(called.content, [{ type: "text", text: "ok" }])
+        // The hour passes: the client's clock, and the server no longer takes the token.
+        yield* advance("3601 seconds")
+        as.live.clear()
+      }
+      assert.deepStrictEqual(tokenRequests(as).map((request) => request.form.get("grant_type")), Array(5).fill("client_credentials"))
+    }))
+
+  it.effect("a client_credentials token request carries the resource parameter (RFC 8707)", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* protectedMcp(as)
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      yield* client.callTool("echo")
+      const [grant] = tokenRequests(as)
+      assert.strictEqual(grant?.form.get("grant_type"), "client_credentials")
+      assert.strictEqual(grant?.form.get("resource"), mcp.url)
+    }))
+
+  it.effect("a server that keeps refusing fresh credentials is still given up on, after a bounded number of grants", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      as.switches.noRefresh = true
+      const mcp = yield* protectedMcp(as, () => "unauthorized")
+      const client = yield* authorizedClient(mcp.url, { clientCredentials: { clientId: "job", clientSecret: "job-secret" } })
+      const error = yield* Effect.flip(client.callTool("echo"))
+      assert.strictEqual(McpAuth.authErrorOf(error)?.step, "authorization")
+      assert.isAtMost(tokenRequests(as).length, 3)
+    }))
+})
+
+describe("step-up", () => {
+  it.effect("a server that asks for a new scope on every call: a few sign-ins per connection over time, not a few per call", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      let asked = 0
+      const mcp = yield* protectedMcp(as, (seen) =>
+        seen.json?.["method"] === "tools/call" ? { insufficientScope: `scope-${++asked}` } : "answer")
+      const user = yield* slowPerson("0 seconds")
+      const client = yield* authorizedClient(mcp.url, { redirectUrl: REDIRECT, onAuthorize: user.onAuthorize })
+      for (let call = 0; call < 5; call++) {
+        const error = yield* Effect.flip(client.callTool("echo"))
+        assert.strictEqual(error._tag, "McpTransportError")
+      }
+      // The first sign-in, then at most 3 step-ups in the window: not 3 more on every call.
+      assert.isAtMost(user.urls.length, 4)
+      // Later, the window has passed: again a bounded number, and the scope list stays bounded for ever.
+      for (let window = 0; window < 20; window++) {
+        yield* advance("11 minutes")
+        yield* Effect.flip(client.callTool("echo"))
+      }
+      assert.isAtMost(user.urls.length, 4 + 20 * 3)
+      const lastScopes = user.urls.at(-1)?.searchParams.get("scope")?.split(" ") ?? []
+      assert.isAtMost(lastScopes.length, 32)
+    }))
+})
