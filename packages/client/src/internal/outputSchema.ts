@@ -15,8 +15,12 @@ import { type CallToolResult, isRecord } from "../McpSchema.js"
 export type Check = (tool: string, outputSchema: unknown, result: CallToolResult) => Effect.Effect<string | undefined>
 
 let loaded: Promise<Ajv2020> | undefined
+// Through `default` (the CommonJS `module.exports`, which carries `Ajv2020`): Node gives the named export too,
+// but a bundle that splits ajv into a chunk of its own (the CLI's, esbuild) exports only `default`.
 const loadAjv = Effect.promise(() =>
-  loaded ??= import("ajv/dist/2020.js").then((m) => new m.Ajv2020({ strict: false, allErrors: true, validateFormats: false }))
+  loaded ??= import("ajv/dist/2020.js").then((m) =>
+    new m.default.Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  )
 )
 
 interface Compiled {
