@@ -17,7 +17,7 @@ import { ExitCode } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
 import { CommandTail } from "./internal/session.js"
 
-const VERSION = "0.1.0"
+const VERSION = "0.2.0"
 
 const cli = Command.runWith(command, { version: VERSION })
 
