@@ -20,6 +20,7 @@ const commands = [
   ["prompt"],
   ["complete"],
   ["servers"],
+  ["import"],
   ["auth"],
   ["auth", "login"],
   ["auth", "logout"]

@@ -16,6 +16,7 @@ import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
+import { importCommand } from "./importCommand.js"
 
 /** `key=value...` positional arguments. */
 const keyValues = (description: string) =>
@@ -202,7 +203,7 @@ const complete = Command.make(
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
   Command.withDescription("Try any MCP server from the terminal."),
-  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers, authCommand])
+  Command.withSubcommands([info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importCommand, authCommand])
 )
 
 export type { SessionOptions }

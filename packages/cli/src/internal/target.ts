@@ -7,7 +7,7 @@ import { McpConfig } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { existsSync } from "node:fs"
+import { discover, shown } from "./discover.js"
 import { UsageError } from "./errors.js"
 import { splitCommand } from "./shell.js"
 
@@ -35,17 +35,25 @@ export const parseHeaders = (items: ReadonlyArray<string>): Effect.Effect<Record
     return headers
   })
 
-/** The configuration file to read: `--config`, else `./.mcp.json`, else `./mcp.json`. */
+/**
+ * The configuration file to read: `--config`, else `./.mcp.json`, `./mcp.json`, then the editors' and desktop
+ * apps' files (`discover.ts`), saying on stderr which one was used.
+ */
 export const configPath = (config: Option.Option<string>): Effect.Effect<string, UsageError> =>
   Option.match(config, {
     onSome: Effect.succeed,
     onNone: () => {
-      const found = [".mcp.json", "mcp.json"].find((file) => existsSync(file))
-      return found === undefined
-        ? Effect.fail(
-          usage("no server given: use --stdio \"command args\", -- command args, --url URL, or --config FILE (no ./.mcp.json or ./mcp.json here)")
-        )
-        : Effect.succeed(found)
+      const found = discover()
+      if (found === undefined) {
+        return Effect.fail(usage(
+          "no server given: use --stdio \"command args\", -- command args, --url URL, or --config FILE " +
+            "(no ./.mcp.json, ./mcp.json, nor an editor's or desktop app's configuration found)"
+        ))
+      }
+      const path = shown(found)
+      return found.announce
+        ? Effect.as(Effect.sync(() => process.stderr.write(`mcp-effect: using ${path} (${found.app})\n`)), path)
+        : Effect.succeed(path)
     }
   })
 
