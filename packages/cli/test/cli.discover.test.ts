@@ -46,6 +46,21 @@ describe("configuration files people already have", () => {
       )
     }))
 
+  it.live("VS Code's inputs: without a terminal nothing is asked, and an entry that needs one names it", () =>
+    Effect.gen(function*() {
+      const project = directory({
+        ".vscode/mcp.json": {
+          inputs: [{ type: "promptString", id: "token", description: "API token", password: true }],
+          servers: { ...vscode.servers, secret: { type: "stdio", command: process.execPath, args: [official], env: { TOKEN: "${input:token}" } } }
+        }
+      })
+      const servers = yield* run(["servers", "--json"], { cwd: project, env: { HOME: directory({}) } })
+      assert.strictEqual(servers.code, 1)
+      const rows = json(servers.stdout) as ReadonlyArray<{ name: string; ok: boolean; error?: string }>
+      assert.deepStrictEqual(rows.map((r) => [r.name, r.ok]), [["demo", true], ["secret", false]])
+      assert.include(rows[1]?.error, "input token has no value")
+    }))
+
   it.live("import copies the servers into ./.mcp.json, keeping the entries already there", () =>
     Effect.gen(function*() {
       const project = directory({

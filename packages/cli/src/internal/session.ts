@@ -95,7 +95,7 @@ export const clientOptions = (
   })
 
 /** The server of the command line. */
-export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail> =>
+export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
 
 /** Whether the command line already authorizes the requests itself (an `Authorization` header). */
