@@ -15,10 +15,11 @@ import * as References from "effect/References"
 import { command } from "./internal/commands.js"
 import { ExitCode } from "./internal/errors.js"
 import * as Help from "./internal/help.js"
+import { errorJson, wantsJson } from "./internal/output.js"
 import { visible } from "./internal/sanitize.js"
 import { CommandTail } from "./internal/session.js"
 
-const VERSION = "0.1.0"
+const VERSION = "0.2.0"
 
 const cli = Command.runWith(command, { version: VERSION })
 
@@ -31,11 +32,16 @@ const splitArgv = (argv: ReadonlyArray<string>) => {
 /** An error on stderr: its message may quote the server, so its controls are made visible. */
 const report = (message: string) => Effect.sync(() => process.stderr.write(`mcp-effect: ${visible(message)}\n`))
 
+/** Under `--json` a failure is JSON on stdout too (`{ "error": { "tag", "message", ... } }`), same exit code. */
+const reportAs = (json: boolean) => (error: unknown, message: string) =>
+  json ? Effect.sync(() => void process.stdout.write(`${errorJson(error)}\n`)) : report(message)
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The program: its exit code, with every failure reported on stderr. */
 export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeServices.NodeServices> => {
   const { args, tail } = splitArgv(argv)
+  const fail = reportAs(wantsJson(args))
   return cli(args).pipe(
     Effect.as<number>(ExitCode.ok),
     Effect.provideService(CommandTail, tail),
@@ -50,12 +56,12 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
         case "SomeServersFailed":
           return Effect.succeed(ExitCode.toolError)
         case "UsageError":
-          return Effect.as(report(error.message), ExitCode.usage)
+          return Effect.as(fail(error, error.message), ExitCode.usage)
         default:
-          return Effect.as(report(messageOf(error)), ExitCode.client)
+          return Effect.as(fail(error, messageOf(error)), ExitCode.client)
       }
     }),
-    Effect.catchDefect((defect) => Effect.as(report(`unexpected: ${messageOf(defect)}`), ExitCode.client)),
+    Effect.catchDefect((defect) => Effect.as(fail(defect, `unexpected: ${messageOf(defect)}`), ExitCode.client)),
     Effect.provide(Help.layer)
   )
 }

@@ -20,6 +20,7 @@ const commands = [
   ["prompt"],
   ["complete"],
   ["servers"],
+  ["import"],
   ["auth"],
   ["auth", "login"],
   ["auth", "logout"]
@@ -82,7 +83,7 @@ describe("mcp-effect --help", () => {
     Effect.gen(function*() {
       const version = yield* run(["--version"])
       assert.strictEqual(version.code, 0)
-      assert.strictEqual(version.stdout, "0.1.0\n")
+      assert.strictEqual(version.stdout, "0.2.0\n")
       // A command without its subcommand shows its help (exit 0, as in Effect 3).
       for (const path of [[], ["auth"]]) {
         const help = yield* run(path)

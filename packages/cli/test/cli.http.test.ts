@@ -15,7 +15,7 @@ describe("mcp-effect over Streamable HTTP", () => {
       const info = json((yield* run(["info", "--json", "--url", url, "--header", "X-Trace: 1"])).stdout) as { era: string }
       assert.strictEqual(info.era, "modern")
       const tools = yield* run(["tools", "--url", url])
-      assert.match(tools.stdout, /^add\s+read-only,idempotent\s+Adds two numbers$/m)
+      assert.match(tools.stdout, /^add\s+a: number, b: number\s+read-only,idempotent\s+Adds two numbers$/m)
       const slow = yield* run(["call", "slow", "ms=300", "steps=2", "--url", url])
       assert.strictEqual(slow.code, 0)
       assert.strictEqual(slow.stdout, "done\n")

@@ -14,8 +14,8 @@ describe("mcp-effect over stdio, the bundled example server", () => {
       const human = yield* run(["tools", ...officialStdio()])
       assert.strictEqual(human.code, 0)
       const lines = human.stdout.split("\n")
-      assert.match(lines[0] ?? "", /^NAME\s+ANNOTATIONS\s+DESCRIPTION$/)
-      assert.match(human.stdout, /^echo\s+read-only,idempotent\s+Returns its text argument$/m)
+      assert.match(lines[0] ?? "", /^NAME\s+PARAMETERS\s+ANNOTATIONS\s+DESCRIPTION$/)
+      assert.match(human.stdout, /^echo\s+text: string\s+read-only,idempotent\s+Returns its text argument$/m)
       const machine = yield* run(["tools", "--json", ...officialStdio()])
       assert.strictEqual(machine.code, 0)
       const tools = json(machine.stdout) as ReadonlyArray<{ name: string; inputSchema: unknown }>

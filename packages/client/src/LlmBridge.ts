@@ -137,7 +137,20 @@ export interface ToolResult {
   readonly role: "tool"
   readonly content: string
   readonly is_error: boolean
+  /** What went wrong, when `is_error`: the model named no such tool, or its call could not be read, or the tool failed. */
+  readonly error_kind?: ErrorKind | undefined
 }
+
+/**
+ * Why a tool call's answer is an error: `"unknown_tool"` (no such tool, even after listing again),
+ * `"invalid_call"` (the call could not be read: bad JSON arguments, no name), `"tool_error"` (the tool
+ * answered with `isError`), `"failure"` (the call itself failed: timeout, protocol error, server gone, a local
+ * tool's failure).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ErrorKind = "unknown_tool" | "invalid_call" | "tool_error" | "failure"
 
 /**
  * A tool call once read: runnable, or already answered with the reason it cannot run.
@@ -193,6 +206,8 @@ export interface ToolOutcome {
   readonly result?: CallToolResult | undefined
   /** Why the call failed when it did not come back as a result: a client error, a local tool's failure. */
   readonly failure?: unknown
+  /** What kind of error this is (default: `"failure"` with a `failure`, else `"tool_error"`). */
+  readonly errorKind?: ErrorKind | undefined
 }
 
 /**

@@ -42,7 +42,7 @@ import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import type * as Result from "effect/Result"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as parse from "./internal/config/parse.js"
@@ -124,6 +124,8 @@ export interface Config {
 export interface ParseOptions {
   /** Where `${VAR}` is looked up (default `process.env`). */
   readonly env?: Environment | undefined
+  /** The values of VS Code's `${input:ID}` references (its `inputs`, which a host prompts for), by id. */
+  readonly inputs?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -139,6 +141,12 @@ export interface LayerOptions extends ParseOptions {
   readonly only?: ReadonlyArray<string> | undefined
   /** Bridge options of the registry. */
   readonly bridge?: LlmBridge.BridgeOptions | undefined
+  /**
+   * A broken entry (malformed, or its server cannot be started or reached): `"fail"` fails the whole (the
+   * default of `make` and `layer`), `"report"` leaves it out, in `failures`, and connects the rest (the
+   * default of `connectServers`); when every entry is broken, `"report"` fails with the first.
+   */
+  readonly onBroken?: "fail" | "report" | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -188,7 +196,28 @@ export class McpConfigServerError extends Schema.TaggedError<McpConfigServerErro
 // Reading
 // -----------------------------------------------------------------------------
 
-const envOf = (options: ParseOptions | undefined): Environment => options?.env ?? process.env
+const envOf = (options: ParseOptions | undefined): Environment => {
+  const env = options?.env ?? process.env
+  const inputs = options?.inputs
+  return inputs === undefined
+    ? env
+    : { ...env, ...Object.fromEntries(Object.entries(inputs).map(([id, value]) => [`input:${id}`, value])) }
+}
+
+/**
+ * The `inputs` a configuration declares (VS Code's `.vscode/mcp.json`): what to ask the user for before its
+ * `${input:ID}` references can be read (`ParseOptions.inputs`).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const inputsOf: (document: unknown) => ReadonlyArray<parse.Input> = parse.inputsOf
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Input = parse.Input
 
 /**
  * Read a configuration object (already parsed JSON).
@@ -337,6 +366,8 @@ export interface Servers {
   readonly config: Config
   readonly clients: ReadonlyMap<string, McpClient.Service>
   readonly registry: ToolRegistry.Registry
+  /** The entries left out (`onBroken: "report"`), each with why: malformed, or its server failed. */
+  readonly failures: ReadonlyArray<McpConfigError | McpConfigServerError>
 }
 
 /**
@@ -345,19 +376,46 @@ export interface Servers {
  */
 export class McpServers extends Context.Service<McpServers, Servers>()("@mcp-effect/client/McpConfig/McpServers") {}
 
-const selected = (config: Config, only: ReadonlyArray<string> | undefined) =>
+const selected = (config: Config, only: ReadonlyArray<string> | undefined, malformed: ReadonlyArray<McpConfigError> = []) =>
   Effect.gen(function*() {
     if (only === undefined) return config.servers
-    const unknown = only.find((name) => !config.servers.some((entry) => entry.name === name))
+    const unknown = only.find((name) =>
+      !config.servers.some((entry) => entry.name === name) && !malformed.some((error) => error.entry === name)
+    )
     if (unknown !== undefined) {
       return yield* new McpConfigError({ path: config.path, entry: unknown, detail: "no such entry in mcpServers" })
     }
     return config.servers.filter((entry) => only.includes(entry.name))
   })
 
+/** The configuration and its malformed entries: all of it parsed (`"fail"`), or entry by entry (`"report"`). */
+const readReporting = (source: Source | Config, options: LayerOptions) =>
+  Effect.gen(function*() {
+    if (isConfig(source)) return { config: source, malformed: [] }
+    if (options.onBroken !== "report") return { config: yield* read(source, options), malformed: [] }
+    const results = yield* readEntries(source, options)
+    const servers: Array<ServerEntry> = []
+    const malformed: Array<McpConfigError> = []
+    for (const result of results) {
+      if (result._tag === "Success") servers.push(result.success)
+      else malformed.push(result.failure)
+    }
+    const config: Config = { path: typeof source === "string" ? source : undefined, servers }
+    return { config, malformed }
+  })
+
+/** One entry's client, connected (its era known), or why not. */
+const connectEntry = (entry: ServerEntry, options: LayerOptions) =>
+  connect(entry, options.client).pipe(
+    Effect.tap((client) => client.info),
+    Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),
+    Effect.map((client) => [entry.name, client] as const)
+  )
+
 /**
- * Start the configured servers (in parallel) and register each under its name, in the order written. Any
- * server that fails fails the whole: use `connect` per entry to tolerate broken ones.
+ * Start the configured servers (in parallel) and register each under its name, in the order written. By
+ * default any broken entry fails the whole; with `onBroken: "report"` it is left out, in `failures`, and the rest
+ * connect.
  *
  * @since 0.1.0
  * @category constructors
@@ -367,25 +425,34 @@ export const make = (
   options: LayerOptions = {}
 ): Effect.Effect<Servers, McpConfigError | McpConfigServerError, Scope.Scope> =>
   Effect.gen(function*() {
-    const config = isConfig(source) ? source : yield* read(source, options)
-    const entries = yield* selected(config, options.only)
-    const clients = yield* Effect.forEach(
+    const { config, malformed } = yield* readReporting(source, options)
+    const entries = yield* selected(config, options.only, malformed)
+    const failures: Array<McpConfigError | McpConfigServerError> = malformed.filter((error) =>
+      options.only === undefined || (error.entry !== undefined && options.only.includes(error.entry))
+    )
+    const outcomes = yield* Effect.forEach(
       entries,
       (entry) =>
-        connect(entry, options.client).pipe(
-          Effect.tap((client) => client.info),
-          Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),
-          Effect.map((client) => [entry.name, client] as const)
-        ),
+        options.onBroken === "report"
+          ? Effect.result(connectEntry(entry, options))
+          : Effect.map(connectEntry(entry, options), Result.succeed),
       { concurrency: "unbounded" }
     )
+    const clients: Array<readonly [string, McpClient.Service]> = []
+    for (const outcome of outcomes) {
+      if (outcome._tag === "Success") clients.push(outcome.success)
+      else failures.push(outcome.failure)
+    }
+    // Reported, not failed: unless nothing is left to connect.
+    const [first] = failures
+    if (clients.length === 0 && first !== undefined) return yield* Effect.fail(first)
     const registry = yield* ToolRegistry.make(options.bridge)
     for (const [name, client] of clients) {
       yield* registry.register(name, LlmBridge.clientSource(client)).pipe(
         Effect.mapError((cause) => new McpConfigServerError({ entry: name, cause }))
       )
     }
-    return { config, clients: new Map(clients), registry }
+    return { config, clients: new Map(clients), registry, failures }
   })
 
 const isConfig = (source: Source | Config): source is Config =>
@@ -417,17 +484,21 @@ export interface PromiseServers {
   readonly config: Config
   readonly clients: Readonly<Record<string, McpPromise.PromiseClient>>
   readonly registry: LlmPromise.PromiseBridge<ToolRegistry.RegistryError>
+  /** The entries left out (malformed, or their server failed), each with why; the others are connected. */
+  readonly failures: ReadonlyArray<McpConfigError | McpConfigServerError>
   readonly close: () => Promise<void>
 }
 
 /**
- * Start the configured servers; rejects with `McpConfigError` or `McpConfigServerError`.
+ * Start the configured servers. A broken entry does not fail the whole: it is in `failures` and the rest
+ * connect (`onBroken: "fail"` to reject instead). Rejects with `McpConfigError` when the configuration itself
+ * cannot be read, or `only` names no entry.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const connectServers = async (source: Source, options: LayerOptions = {}): Promise<PromiseServers> => {
-  const runtime = ManagedRuntime.make(layer(source, options))
+  const runtime = ManagedRuntime.make(layer(source, { ...options, onBroken: options.onBroken ?? "report" }))
   const exit = await runtime.runPromiseExit(McpServers)
   if (Exit.isFailure(exit)) {
     await runtime.dispose()
@@ -442,6 +513,7 @@ export const connectServers = async (source: Source, options: LayerOptions = {})
     config: servers.config,
     clients,
     registry: LlmPromise.fromBridge(servers.registry),
+    failures: servers.failures,
     close: async () => {
       await Promise.all(Object.values(clients).map((client) => client.close()))
       await runtime.dispose()

@@ -369,7 +369,8 @@ export const source = <R>(
             orElse: () =>
               Effect.succeed<LlmBridge.ToolOutcome>({
                 content: `Tool "${name}" did not finish in time and was cancelled.`,
-                isError: true
+                isError: true,
+                errorKind: "failure"
               })
           })
         )

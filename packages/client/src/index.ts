@@ -115,6 +115,24 @@ export * as LlmBridge from "./LlmBridge.js"
 export * as LlmPromise from "./LlmPromise.js"
 
 /**
+ * The bridge's tools and answers in OpenAI's and Anthropic's own shapes (`openAiTools`, `openAiToolMessages`,
+ * `anthropicTools`, `anthropicToolCalls`, `anthropicToolResults`). The Vercel AI SDK adapter is
+ * `@mcp-effect/client/AiSdk` (`mcpToolsForAiSdk`), not in the index: it imports `ai`, an optional peer.
+ *
+ * @since 0.2.0
+ */
+export * as LlmProviders from "./LlmProviders.js"
+
+/**
+ * The Promise API's types at the top level.
+ *
+ * @since 0.2.0
+ */
+export type { PromiseCallOptions, PromiseClient } from "./McpPromise.js"
+export type { PromiseBridge, PromiseRegistry } from "./LlmPromise.js"
+export type { ErrorKind, FunctionTool, ToolCall, ToolResult } from "./LlmBridge.js"
+
+/**
  * How a batch of model tool calls is run: serial, or widened for read-only idempotent tools.
  *
  * @since 0.1.0

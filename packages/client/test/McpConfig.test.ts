@@ -85,7 +85,9 @@ describe("McpConfig: reading the mcpServers shape", () => {
       const secret = yield* failureOf(McpConfig.parseConfig({ mcpServers: { a: { command: "x", env: { K: "${TOKEN}", L: 3 } } } }, { env }))
       assert.notInclude(secret.message, "s3cret")
       assert.strictEqual((yield* failureOf(McpConfig.parseConfig([], { env }))).field, undefined)
-      assert.strictEqual((yield* failureOf(McpConfig.parseConfig({ servers: {} }, { env }))).field, "mcpServers")
+      // Neither `mcpServers` nor VS Code's `servers` (0.2.0: `{ servers: {} }` is VS Code's shape, read as such).
+      assert.strictEqual((yield* failureOf(McpConfig.parseConfig({ other: {} }, { env }))).field, "mcpServers")
+      assert.strictEqual((yield* failureOf(McpConfig.parseConfig({ servers: [] }, { env }))).field, "servers")
       assert.strictEqual((yield* failureOf(McpConfig.parseConfig({ mcpServers: [] }, { env }))).field, "mcpServers")
     }))
 

@@ -298,7 +298,9 @@ describe("Toolkit: executeToolCalls", () => {
           tool_call_id: "a",
           role: "tool",
           content: "Tool \"write_slow\" did not finish in time and was cancelled.",
-          is_error: true
+          is_error: true,
+          // 0.2.0: a timeout is the call's failure, not the tool's own error answer.
+          error_kind: "failure"
         })
       }), { timeout: "500 millis" }))
 })

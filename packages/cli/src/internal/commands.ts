@@ -11,10 +11,12 @@ import * as Option from "effect/Option"
 import { pairs, toolArguments } from "./coerce.js"
 import { ToolReturnedError, UsageError } from "./errors.js"
 import { annotationFlags, blockText, contentsText, indented, print, printJson, table } from "./render.js"
+import { distinctBlocks, parameterLine, saveFirst, whenCapable } from "./output.js"
 import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
+import { importCommand } from "./importCommand.js"
 import { skill, skills } from "./skillsCommand.js"
 
 /** `key=value...` positional arguments. */
@@ -56,11 +58,11 @@ const tools = Command.make(
   (options) =>
     withClient(options, (client) =>
       Effect.gen(function*() {
-        const list = yield* client.listTools()
+        const list = yield* whenCapable(client, "tools", [], client.listTools())
         if (options.json) return yield* printJson(list)
         yield* print(table(
-          ["NAME", "ANNOTATIONS", "DESCRIPTION"],
-          list.map((tool) => [tool.name, annotationFlags(tool.annotations), tool.description ?? ""])
+          ["NAME", "PARAMETERS", "ANNOTATIONS", "DESCRIPTION"],
+          list.map((tool) => [tool.name, parameterLine(tool.inputSchema), annotationFlags(tool.annotations), tool.description ?? ""])
         ))
         if (!options.schema) return
         for (const tool of list) {
@@ -75,6 +77,7 @@ const call = Command.make(
   {
     ...shared,
     args: Flag.String("args").pipe(Flag.withDescription("the whole arguments object as JSON"), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("save the result's first image, audio or blob (else its text) to this file"), Flag.optional),
     tool: Argument.String("tool").pipe(Argument.withDescription("the name of the tool to call")),
     values: keyValues("the tool's arguments as name=value, each value coerced by the tool's input schema")
   },
@@ -90,10 +93,12 @@ const call = Command.make(
         }
         const args = yield* toolArguments(tool.inputSchema, options.values, Option.getOrUndefined(options.args))
         const result = yield* client.callTool(tool.name, args).pipe(Effect.ensuring(Effect.sync(status.clear)))
-        if (options.json) {
+        if (Option.isSome(options.out)) {
+          yield* saveFirst(options.out.value, result.content)
+        } else if (options.json) {
           yield* printJson(result)
         } else {
-          for (const block of result.content) yield* print(blockText(block))
+          for (const block of distinctBlocks(result.content, result.structuredContent)) yield* print(blockText(block))
           if (result.structuredContent !== undefined) yield* print(indented("structured", result.structuredContent))
         }
         if (result.isError === true) return yield* new ToolReturnedError({ tool: tool.name })
@@ -103,7 +108,7 @@ const call = Command.make(
 const resources = Command.make("resources", shared, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
-      const list = yield* client.listResources()
+      const list = yield* whenCapable(client, "resources", [], client.listResources())
       if (options.json) return yield* printJson(list)
       yield* print(table(
         ["URI", "NAME", "MIME", "DESCRIPTION"],
@@ -114,7 +119,7 @@ const resources = Command.make("resources", shared, (options) =>
 const templates = Command.make("templates", shared, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
-      const list = yield* client.listResourceTemplates()
+      const list = yield* whenCapable(client, "resources", [], client.listResourceTemplates())
       if (options.json) return yield* printJson(list)
       yield* print(table(
         ["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"],
@@ -122,10 +127,15 @@ const templates = Command.make("templates", shared, (options) =>
       ))
     }))).pipe(Command.withDescription("the server's resource templates"))
 
-const read = Command.make("read", { ...shared, uri: Argument.String("uri").pipe(Argument.withDescription("the URI of the resource")) }, (options) =>
+const read = Command.make("read", {
+  ...shared,
+  out: Flag.String("out").pipe(Flag.withDescription("save the resource (its first blob, else its text) to this file"), Flag.optional),
+  uri: Argument.String("uri").pipe(Argument.withDescription("the URI of the resource"))
+}, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const result = yield* client.readResource(options.uri)
+      if (Option.isSome(options.out)) return yield* saveFirst(options.out.value, result.contents)
       if (options.json) return yield* printJson(result)
       for (const contents of result.contents) yield* print(contentsText(contents))
     }))).pipe(Command.withDescription("read a resource"))
@@ -133,7 +143,7 @@ const read = Command.make("read", { ...shared, uri: Argument.String("uri").pipe(
 const prompts = Command.make("prompts", shared, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
-      const list = yield* client.listPrompts()
+      const list = yield* whenCapable(client, "prompts", [], client.listPrompts())
       if (options.json) return yield* printJson(list)
       yield* print(table(
         ["NAME", "ARGUMENTS", "DESCRIPTION"],
@@ -195,7 +205,8 @@ const complete = Command.make(
 export const command = Command.make("mcp-effect").pipe(
   Command.withDescription("Try any MCP server from the terminal."),
   Command.withSubcommands([
-    info, tools, call, resources, templates, read, prompts, prompt, complete, servers, authCommand, skills, skill
+    info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importCommand, authCommand,
+    skills, skill
   ])
 )
 

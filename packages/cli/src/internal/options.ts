@@ -40,5 +40,9 @@ export const shared = {
   timeout: Flag.Int("timeout").pipe(
     Flag.withDescription("request timeout in seconds (default 60)"),
     Flag.withDefault(60)
+  ),
+  connectTimeout: Flag.Int("connect-timeout").pipe(
+    Flag.withDescription("seconds the server has to start and answer the handshake (default 30); calls keep --timeout"),
+    Flag.withDefault(30)
   )
 }

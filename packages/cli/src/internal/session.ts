@@ -16,6 +16,7 @@ import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as auth from "./auth.js"
 import * as elicit from "./elicit.js"
+import { type ConnectTimeoutError, connected } from "./output.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
 import * as target from "./target.js"
@@ -28,6 +29,8 @@ export interface SessionOptions extends Omit<target.TargetOptions, "tail"> {
   readonly json: boolean
   readonly root: ReadonlyArray<string>
   readonly timeout: number
+  /** Seconds to connect (start and handshake), apart from each request's `timeout`. */
+  readonly connectTimeout: number
   readonly callbackPort: number
 }
 
@@ -92,7 +95,7 @@ export const clientOptions = (
   })
 
 /** The server of the command line. */
-export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail> =>
+export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
 
 /** Whether the command line already authorizes the requests itself (an `Authorization` header). */
@@ -125,7 +128,7 @@ export const withClient = <A, E, R>(
   options: SessionOptions,
   use: (client: McpClient.Service, status: Status.StatusLine, startedAt: number) => Effect.Effect<A, E, R>,
   settings: { readonly progress?: boolean } = {}
-): Effect.Effect<A, E | UsageError | McpClientError, R | CommandTail | Prompt.Environment> =>
+): Effect.Effect<A, E | UsageError | McpClientError | ConnectTimeoutError, R | CommandTail | Prompt.Environment> =>
   Effect.gen(function*() {
     const entry = yield* entryOf(options)
     const callbackPort = yield* auth.checkPort(options.callbackPort)
@@ -133,7 +136,9 @@ export const withClient = <A, E, R>(
     const client = yield* clientOptions(options, status, settings.progress === true)
     const startedAt = Date.now()
     return yield* Effect.scoped(
-      Effect.flatMap(connect(entry, client, callbackPort), (service) => use(service, status, startedAt)).pipe(
+      connect(entry, client, callbackPort).pipe(
+        Effect.tap((service) => connected(service, options.connectTimeout)),
+        Effect.flatMap((service) => use(service, status, startedAt)),
         Effect.ensuring(Effect.sync(status.clear))
       )
     )

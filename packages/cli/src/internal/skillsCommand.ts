@@ -7,14 +7,13 @@ import type { McpClient } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import { UsageError } from "./errors.js"
 import { shared } from "./options.js"
-import { printJson, table } from "./render.js"
+import { print, printJson, table } from "./render.js"
 import { withClient } from "./session.js"
 
 const fileCount = (skill: McpSkills.Skill) =>
@@ -26,7 +25,7 @@ export const skills = Command.make("skills", shared, (options) =>
     Effect.gen(function*() {
       const list = yield* client.listSkills()
       if (options.json) return yield* printJson(list)
-      yield* Console.log(table(
+      yield* print(table(
         ["NAME", "FILES", "URI", "DESCRIPTION"],
         list.map((skill) => [skill.name, fileCount(skill), skill.uri, skill.description])
       ))
@@ -138,12 +137,12 @@ export const skill = Command.make(
         if (Option.isNone(options.out)) {
           const loaded = yield* client.loadSkill(found)
           if (options.json) return yield* printJson({ skill: found, instructions: loaded.instructions })
-          return yield* Console.log(loaded.instructions.replace(/\n$/, ""))
+          return yield* print(loaded.instructions.replace(/\n$/, ""))
         }
         // Every file is read and verified before the first is written.
         const files = yield* readAll(client, found)
         const written = yield* writeAll(found, files, options.out.value)
         if (options.json) return yield* printJson({ skill: found, directory: options.out.value, files: written })
-        for (const file of written) yield* Console.log(file)
+        for (const file of written) yield* print(file)
       }))
 ).pipe(Command.withDescription("a skill's verified SKILL.md on stdout, or with --out DIR the whole verified skill in DIR"))

@@ -7,7 +7,9 @@ import { McpConfig } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { existsSync } from "node:fs"
+import type * as Prompt from "effect/cli/Prompt"
+import { discover, shown } from "./discover.js"
+import * as inputs from "./inputs.js"
 import { UsageError } from "./errors.js"
 import { splitCommand } from "./shell.js"
 
@@ -35,24 +37,35 @@ export const parseHeaders = (items: ReadonlyArray<string>): Effect.Effect<Record
     return headers
   })
 
-/** The configuration file to read: `--config`, else `./.mcp.json`, else `./mcp.json`. */
+/**
+ * The configuration file to read: `--config`, else `./.mcp.json`, `./mcp.json`, then the editors' and desktop
+ * apps' files (`discover.ts`), saying on stderr which one was used.
+ */
 export const configPath = (config: Option.Option<string>): Effect.Effect<string, UsageError> =>
   Option.match(config, {
     onSome: Effect.succeed,
     onNone: () => {
-      const found = [".mcp.json", "mcp.json"].find((file) => existsSync(file))
-      return found === undefined
-        ? Effect.fail(
-          usage("no server given: use --stdio \"command args\", -- command args, --url URL, or --config FILE (no ./.mcp.json or ./mcp.json here)")
-        )
-        : Effect.succeed(found)
+      const found = discover()
+      if (found === undefined) {
+        return Effect.fail(usage(
+          "no server given: use --stdio \"command args\", -- command args, --url URL, or --config FILE " +
+            "(no ./.mcp.json, ./mcp.json, nor an editor's or desktop app's configuration found)"
+        ))
+      }
+      const path = shown(found)
+      return found.announce
+        ? Effect.as(Effect.sync(() => process.stderr.write(`mcp-effect: using ${path} (${found.app})\n`)), path)
+        : Effect.succeed(path)
     }
   })
 
 const fromConfig = (options: TargetOptions) =>
   Effect.gen(function*() {
     const path = yield* configPath(options.config)
-    const entries = yield* McpConfig.readEntries(path).pipe(Effect.mapError((e) => usage(e.message)))
+    const answers = yield* inputs.ask(path)
+    const entries = yield* McpConfig.readEntries(path, answers === undefined ? undefined : { inputs: answers }).pipe(
+      Effect.mapError((e) => usage(e.message))
+    )
     const names = entries.map((entry) => Result.match(entry, { onFailure: (e) => e.entry ?? "", onSuccess: (s) => s.name }))
     const name = Option.getOrUndefined(options.server) ?? (names.length === 1 ? names[0] : undefined)
     if (name === undefined) {
@@ -65,7 +78,7 @@ const fromConfig = (options: TargetOptions) =>
   })
 
 /** The one server of the command line. */
-export const resolve = (options: TargetOptions): Effect.Effect<McpConfig.ServerEntry, UsageError> =>
+export const resolve = (options: TargetOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, Prompt.Environment> =>
   Effect.gen(function*() {
     const given = [Option.isSome(options.stdio), options.tail !== undefined, Option.isSome(options.url)].filter(Boolean)
     if (given.length > 1) return yield* usage("give one server: --stdio, -- command, or --url")

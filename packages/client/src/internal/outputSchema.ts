@@ -65,9 +65,11 @@ const loadEngine = () =>
   })
 
 let loaded: Promise<Ajv2020> | undefined
+// Through `default` (the CommonJS `module.exports`, which carries `Ajv2020`): Node gives the named export too,
+// but a bundle that splits ajv into a chunk of its own (the CLI's, esbuild) exports only `default`.
 const loadAjv = Effect.promise(() =>
   loaded ??= Promise.all([import("ajv/dist/2020.js"), loadEngine()]).then(([m, regExp]) =>
-    new m.Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp } })
+    new m.default.Ajv2020({ strict: false, allErrors: true, validateFormats: false, code: { regExp } })
   )
 )
 

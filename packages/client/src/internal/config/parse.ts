@@ -19,8 +19,8 @@ interface Where {
 const failure = (where: Where, field: string | undefined, detail: string) =>
   new McpConfigError({ path: where.path, entry: where.entry, field, detail })
 
-/** `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`. */
-const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+/** `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`; VS Code's `${input:ID}` (looked up as `input:ID`). */
+const REFERENCE = /\$\$\{|\$\{((?:input:[^}]+)|[A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
 /** Expand the references of one value; the first unset variable without a default is named in the error. */
 export const expand = (
@@ -38,9 +38,14 @@ export const expand = (
     missing ??= name
     return match
   })
-  return missing === undefined
-    ? Effect.succeed(expanded)
-    : Effect.fail(failure(where, field, `environment variable ${missing} is not set (referenced as \${${missing}})`))
+  if (missing === undefined) return Effect.succeed(expanded)
+  return Effect.fail(failure(
+    where,
+    field,
+    missing.startsWith("input:")
+      ? `input ${missing.slice(6)} has no value (referenced as \${${missing}}; give it in the inputs option)`
+      : `environment variable ${missing} is not set (referenced as \${${missing}})`
+  ))
 }
 
 const optionalString = (entry: Json, key: string, where: Where): Effect.Effect<string | undefined, McpConfigError> => {
@@ -146,14 +151,40 @@ export const parseDocument = (
   )
 }
 
-/** The `mcpServers` object of a document. */
+/**
+ * The named entries of a document: `mcpServers` (Claude Desktop, Cursor, Claude Code, ...), else VS Code's
+ * `servers` (`.vscode/mcp.json`, whose entries have `type: "stdio" | "http" | "sse"`).
+ */
 export const serversOf = (document: unknown, path: string | undefined): Effect.Effect<Json, McpConfigError> => {
   const where: Where = { path }
   if (!isObject(document)) return Effect.fail(failure(where, undefined, "the configuration must be a JSON object"))
-  const servers = document["mcpServers"]
-  if (servers === undefined) return Effect.fail(failure(where, "mcpServers", "missing"))
-  if (!isObject(servers)) return Effect.fail(failure(where, "mcpServers", "must be an object of named entries"))
+  const key = document["mcpServers"] === undefined && document["servers"] !== undefined ? "servers" : "mcpServers"
+  const servers = document[key]
+  if (servers === undefined) return Effect.fail(failure(where, "mcpServers", "missing (nor VS Code's servers)"))
+  if (!isObject(servers)) return Effect.fail(failure(where, key, "must be an object of named entries"))
   return Effect.succeed(servers)
+}
+
+/** VS Code's `inputs` of a document: `{ id, description, password }` each (prompted for by its host). */
+export interface Input {
+  readonly id: string
+  readonly description: string | undefined
+  readonly password: boolean
+}
+
+/** The `inputs` a document declares (VS Code's shape; none for other shapes). */
+export const inputsOf = (document: unknown): ReadonlyArray<Input> => {
+  const inputs = isObject(document) ? document["inputs"] : undefined
+  if (!Array.isArray(inputs)) return []
+  return inputs.flatMap((input): ReadonlyArray<Input> =>
+    isObject(input) && typeof input["id"] === "string"
+      ? [{
+        id: input["id"],
+        description: typeof input["description"] === "string" ? input["description"] : undefined,
+        password: input["password"] === true
+      }]
+      : []
+  )
 }
 
 /**

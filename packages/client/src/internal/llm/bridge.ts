@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import type {
   Bridge,
   BridgeOptions,
+  ErrorKind,
   FunctionTool,
   LlmTool,
   ParsedToolCall,
@@ -290,9 +291,13 @@ const unknownTool = (name: string, catalogue: Catalogue): ToolOutcome => {
     content: catalogue.names.length === 0
       ? `Unknown tool "${name}": no tools are available.`
       : `Unknown tool "${name}". Available tools: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`,
-    isError: true
+    isError: true,
+    errorKind: "unknown_tool"
   }
 }
+
+const errorKindOf = (outcome: ToolOutcome): ErrorKind =>
+  outcome.errorKind ?? (outcome.failure !== undefined ? "failure" : "tool_error")
 
 const failedOutcome = (name: string, cause: Cause.Cause<unknown>): ToolOutcome => ({
   content: Cause.hasInterruptsOnly(cause)
@@ -336,7 +341,11 @@ export const fromSource = <E>(
     catalogue: Catalogue | undefined
   ): ToolScheduler.Job<ToolOutcome> => {
     if (call._tag === "Invalid") {
-      return { tool: call.name, key: undefined, run: Effect.succeed({ content: call.reason, isError: true }) }
+      return {
+        tool: call.name,
+        key: undefined,
+        run: Effect.succeed({ content: call.reason, isError: true, errorKind: "invalid_call" as const })
+      }
     }
     if (catalogue === undefined) {
       // No catalogue: the call goes out under the name the model used (the batch is serial).
@@ -375,8 +384,9 @@ export const fromSource = <E>(
         : (name) => current.byName.get(name)?.tool.annotations
       const outcomes = yield* scheduler.run(jobs, annotations)
       return parsed.map((call, i): ToolResult => {
-        const outcome = outcomes[i] ?? { content: "No answer was produced for this call.", isError: true }
-        return { tool_call_id: call.id, role: "tool", content: outcome.content, is_error: outcome.isError }
+        const outcome: ToolOutcome = outcomes[i] ?? { content: "No answer was produced for this call.", isError: true }
+        const result: ToolResult = { tool_call_id: call.id, role: "tool", content: outcome.content, is_error: outcome.isError }
+        return outcome.isError ? { ...result, error_kind: errorKindOf(outcome) } : result
       })
     }).pipe(
       Effect.catchCause((cause) =>
@@ -386,7 +396,8 @@ export const fromSource = <E>(
             tool_call_id: call.id,
             role: "tool",
             content: `The tool call could not be run: ${describeUnknownError(Cause.squash(cause))}`,
-            is_error: true
+            is_error: true,
+            error_kind: "failure"
           })))
       )
     )

@@ -78,7 +78,9 @@ export const make = (dispatcher: Dispatcher): Requester => ({
  */
 export const scoped = Effect.map(
   Effect.acquireRelease(
-    Effect.promise(() => import("undici")).pipe(Effect.map(({ Agent }) => new Agent())),
+    // Through `default` (the CommonJS `module.exports`): a bundle that splits undici into a chunk of its own
+    // (the CLI's, esbuild) exports only `default`.
+    Effect.promise(() => import("undici")).pipe(Effect.map((undici) => new undici.default.Agent())),
     (agent) => Effect.promise(() => agent.destroy())
   ),
   make

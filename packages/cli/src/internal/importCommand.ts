@@ -1,0 +1,70 @@
+/**
+ * `mcp-effect import [--from FILE] [--to FILE]`: copy the servers of an editor's or desktop app's configuration
+ * (`--from`, else the first one found: VS Code, Cursor, Claude Desktop, Windsurf, Claude Code) into this
+ * project's `./.mcp.json` (`--to`), as written (`${VAR}` references kept). Entries already there are kept
+ * and not overwritten; the command says which were imported and which skipped.
+ */
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
+import { readFile, writeFile } from "node:fs/promises"
+import { candidates, shown } from "./discover.js"
+import { UsageError } from "./errors.js"
+
+type Json = Readonly<Record<string, unknown>>
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const readJson = (file: string): Effect.Effect<Json, UsageError> =>
+  Effect.tryPromise({
+    try: async () => JSON.parse(await readFile(file, "utf8")) as unknown,
+    catch: (error) => new UsageError({ message: `${file}: ${error instanceof Error ? error.message : String(error)}` })
+  }).pipe(Effect.flatMap((value) =>
+    isObject(value) ? Effect.succeed(value) : Effect.fail(new UsageError({ message: `${file}: not a JSON object` }))
+  ))
+
+/** The named entries of a document: `mcpServers`, else VS Code's `servers`. */
+const entriesOf = (document: Json): Json | undefined => {
+  const servers = document["mcpServers"] ?? document["servers"]
+  return isObject(servers) ? servers : undefined
+}
+
+/** The first configuration found that is not the target itself. */
+const source = (from: Option.Option<string>, target: string): Effect.Effect<string, UsageError> => {
+  if (Option.isSome(from)) return Effect.succeed(from.value)
+  const found = candidates().find((candidate) => shown(candidate) !== target && candidate.path !== target && existsSync(candidate.path))
+  return found === undefined
+    ? Effect.fail(new UsageError({ message: "nothing to import: no editor's or desktop app's configuration found (use --from FILE)" }))
+    : Effect.succeed(found.path)
+}
+
+export const importCommand = Command.make(
+  "import",
+  {
+    from: Flag.String("from").pipe(
+      Flag.withDescription("the configuration to import (default: the first of VS Code, Cursor, Claude Desktop, Windsurf, Claude Code found)"),
+      Flag.optional
+    ),
+    to: Flag.String("to").pipe(Flag.withDescription("the file to add the servers to (default ./.mcp.json)"), Flag.withDefault(".mcp.json"))
+  },
+  (options) =>
+    Effect.gen(function*() {
+      const from = yield* source(options.from, options.to)
+      const incoming = entriesOf(yield* readJson(from))
+      if (incoming === undefined) return yield* new UsageError({ message: `${from}: no mcpServers (nor VS Code's servers)` })
+      const target = existsSync(options.to) ? yield* readJson(options.to) : {}
+      const existing = entriesOf(target) ?? {}
+      const added = Object.keys(incoming).filter((name) => !(name in existing))
+      const skipped = Object.keys(incoming).filter((name) => name in existing)
+      const merged = { ...target, mcpServers: { ...existing, ...Object.fromEntries(added.map((name) => [name, incoming[name]])) } }
+      yield* Effect.tryPromise({
+        try: () => writeFile(options.to, `${JSON.stringify(merged, null, 2)}\n`),
+        catch: (error) => new UsageError({ message: `cannot write ${options.to}: ${error instanceof Error ? error.message : String(error)}` })
+      })
+      yield* Console.log(`imported ${added.length} from ${from} into ${options.to}${added.length === 0 ? "" : `: ${added.join(", ")}`}`)
+      if (skipped.length > 0) yield* Console.error(`mcp-effect: kept the entries already in ${options.to}: ${skipped.join(", ")}`)
+    })
+).pipe(Command.withDescription("copy an editor's or desktop app's servers into ./.mcp.json (--from FILE, --to FILE)"))

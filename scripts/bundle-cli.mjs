@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+/**
+ * Bundles the `mcp-effect` command (packages/cli/src/main.ts, with the library, effect and every other
+ * dependency, from source) into packages/cli/dist/bundle/: `mcp-effect.js`, the entry, and `chunks/*.js`, the
+ * parts a command loads only when it needs them (the client, the HTTP transport, sign-in). The published
+ * package is that folder and bin/mcp-effect.js, and nothing else: no dependency to install, and start-up is
+ * not module resolution. Source maps are kept (`*.js.map`, with the sources) so that a stack trace names our
+ * files (the bin turns them on).
+ *
+ * Run by `npm run build` after tsc; `node scripts/bundle-cli.mjs` alone rebuilds the bundle.
+ */
+import { rmSync } from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const pkg = path.join(root, "packages/cli")
+const outdir = path.join(pkg, "dist/bundle")
+
+const { build } = await import("esbuild")
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: { "mcp-effect": path.join(pkg, "src/main.ts") },
+  outdir,
+  bundle: true,
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  // Workspace packages resolve to their TypeScript sources.
+  conditions: ["source"],
+  // CommonJS dependencies (undici, ajv) call require() for Node built-ins.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+  },
+  minify: true,
+  sourcemap: true,
+  legalComments: "none",
+  logLevel: "warning"
+})
