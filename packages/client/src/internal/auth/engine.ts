@@ -15,6 +15,7 @@ import { proof } from "./dpop.js"
 import * as grants from "./grants.js"
 import type { AuthOptions, JwtBearer } from "./options.js"
 import * as S from "./session.js"
+import * as shared from "./shared.js"
 import type { Store } from "./store.js"
 
 /** How many authorizations one scope set gets before a server that keeps asking is an error. */
@@ -104,8 +105,18 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
     yield* S.keep(session, found.as.issuer, response)
   })
 
-/** Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. */
+/**
+ * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. Single
+ * flight across processes when the store is shared (`shared.ts`).
+ */
 const tryRefresh = (session: S.Session) =>
+  shared.singleFlight(
+    session,
+    (tokens) => Effect.map(Clock.currentTimeMillis, (now) => !S.expired(tokens, now)),
+    refreshNow(session)
+  )
+
+const refreshNow = (session: S.Session) =>
   Effect.gen(function*() {
     const { options, state } = session
     const tokens = state.tokens
@@ -124,6 +135,8 @@ const tryRefresh = (session: S.Session) =>
       Effect.catchIf((error) => error.error === "invalid_grant", () => Effect.succeed(undefined))
     )
     if (refreshed === undefined) {
+      // Another process may have rotated the refresh token already: take its tokens rather than give up.
+      if (yield* shared.adoptNewer(session, tokens)) return true
       yield* S.clearTokens(session)
       return false
     }

@@ -101,7 +101,11 @@ export const persist = (session: Session) =>
     const issuer = state.tokens?.issuer ?? state.client?.issuer
     if (issuer === undefined) return Effect.void
     const tokens = state.tokens === undefined ? undefined : (({ issuer: _, ...rest }) => rest)(state.tokens)
-    const client = state.client?.issuer === issuer && state.client.origin === "registered" ? state.client.stored : undefined
+    // A registration read back from the store is kept too (else saving refreshed tokens would drop it).
+    const client = state.client?.issuer === issuer &&
+        (state.client.origin === "registered" || state.client.origin === "stored")
+      ? state.client.stored
+      : undefined
     return session.store.save({
       server: session.server.href,
       issuer,
