@@ -1,0 +1,165 @@
+/**
+ * Many workers, one fleet: what MCP clients in different processes (on different machines) can share through
+ * Redis, opt-in through layers. The in-memory and file stores stay the defaults.
+ *
+ * - A shared token store (`layerTokenStore`): tokens per authorization server, MCP server and a subject the
+ *   caller names (a user id), sealed at rest with AES-256-GCM under a key the caller provides (the key never
+ *   goes to Redis). A refresh is single-flight across processes: one process holds a short Redis lock (with an
+ *   expiry, so a crashed holder cannot block the rest), the others wait for it and take the new tokens; a
+ *   refresh refused with `invalid_grant` after another process rotated the token takes the stored tokens.
+ * - Redis down or slow: each round trip has a deadline; the store then logs a warning and works from the
+ *   process's own memory. A stored value that does not open (corrupted, another key) is discarded.
+ *
+ * ```ts
+ * import { McpAuth, McpFleet, NodeMcpClient } from "@mcp-effect/client"
+ *
+ * const fleet = McpFleet.layerRedis({ url: "redis://127.0.0.1:6379", subject: userId, key: process.env.TOKEN_KEY })
+ * const auth = McpAuth.layer({ redirectUrl, onAuthorize }).pipe(Layer.provide(fleet))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redis from "effect/persistence/Redis"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as redisStore from "./internal/fleet/redisStore.js"
+import { keyBytes, sealer } from "./internal/fleet/seal.js"
+import { TokenStore } from "./McpAuth.js"
+import type * as McpClient from "./McpClient.js"
+import * as McpPromise from "./McpPromise.js"
+import * as NodeMcpClient from "./NodeMcpClient.js"
+
+/**
+ * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start. It never
+ * carries the key or a token.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class McpFleetError extends Schema.TaggedError<McpFleetError>()("McpFleetError", {
+  reason: Schema.Literals(["Key", "Redis"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `mcp fleet: ${this.detail}`
+  }
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface TokenStoreOptions {
+  /** Whose tokens these are (a user id). Every key carries it (hashed). */
+  readonly subject: string
+  /** The 32-byte AES-256-GCM key: bytes, or base64 / hex text, possibly `Redacted`. */
+  readonly key: Uint8Array | string | Redacted.Redacted<string>
+  /** Key prefix in Redis (default `mcp-effect`). */
+  readonly prefix?: string | undefined
+  /** The refresh lock's lifetime: how long a crashed holder can block the others (default 10 seconds). */
+  readonly lockTtl?: Duration.Input | undefined
+  /** The deadline of one Redis round trip before falling back to local memory (default 1 second). */
+  readonly timeout?: Duration.Input | undefined
+  /** Called on every Redis round trip (figures, tests). */
+  readonly onRoundTrip?: (() => void) | undefined
+}
+
+const openKey = (key: TokenStoreOptions["key"]) =>
+  Effect.suspend(() => {
+    const bytes = keyBytes(Redacted.isRedacted(key) ? Redacted.value(key) : key)
+    return bytes === undefined
+      ? Effect.fail(new McpFleetError({ reason: "Key", detail: "the token key must be 32 bytes (raw, base64 or hex)" }))
+      : Effect.succeed(bytes)
+  })
+
+/**
+ * The token store on a `Redis` service (e.g. `NodeRedis.layer` from `@effect/platform-node`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerTokenStore = (
+  options: TokenStoreOptions
+): Layer.Layer<TokenStore, McpFleetError, Redis.Redis> =>
+  Layer.effect(
+    TokenStore,
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const key = yield* openKey(options.key)
+      return TokenStore.of(redisStore.make({
+        redis,
+        sealer: sealer(key),
+        subject: options.subject,
+        prefix: options.prefix ?? "mcp-effect",
+        lockTtl: Duration.fromInputUnsafe(options.lockTtl ?? "10 seconds"),
+        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        onRoundTrip: options.onRoundTrip
+      }))
+    })
+  )
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface RedisOptions extends TokenStoreOptions {
+  /** `redis://host:port` (node-redis URL syntax). */
+  readonly url: string
+  /** How long connecting may take at start (default 2 seconds). */
+  readonly connectTimeout?: Duration.Input | undefined
+}
+
+/**
+ * Everything the fleet shares, on one node-redis connection (`redis` must be installed): today the token
+ * store (provide it to `McpAuth.layer`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRedis = (options: RedisOptions): Layer.Layer<TokenStore | Redis.Redis, McpFleetError> => {
+  const connectMs = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"))
+  const connection = Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("@effect/platform-node/NodeRedis")),
+      (NodeRedis) =>
+        NodeRedis.layer({ url: options.url, socket: { connectTimeout: connectMs } }).pipe(
+          Layer.catchTag("RedisError", (error) =>
+            Layer.effect(
+              Redis.Redis,
+              Effect.fail(
+                new McpFleetError({
+                  reason: "Redis",
+                  detail: `could not connect to Redis (${redactUrl(String(error.cause))})`
+                })
+              )
+            )
+          )
+        )
+    )
+  )
+  return Layer.provideMerge(layerTokenStore(options), connection)
+}
+
+/** Credentials in a Redis URL never reach a message. */
+const redactUrl = (text: string) => text.replace(/\/\/[^@/\s]*@/g, "//***@")
+
+/**
+ * `McpPromise.connectHttp` with the fleet's shared pieces: the same options, plus `fleet` (where Redis is,
+ * whose tokens, the key). A fleet that cannot start rejects with `McpFleetError`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const connectHttp = (
+  options: McpClient.HttpClientOptions & {
+    readonly toolConcurrency?: number | undefined
+    readonly fleet: RedisOptions
+  }
+): Promise<McpPromise.PromiseClient> => {
+  const { fleet, toolConcurrency, ...http } = options
+  const layer = NodeMcpClient.layerHttp(http).pipe(Layer.provide(layerRedis(fleet)), Layer.orDie)
+  return McpPromise.fromLayer(layer, toolConcurrency === undefined ? {} : { toolConcurrency })
+}
