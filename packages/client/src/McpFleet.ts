@@ -25,12 +25,17 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as EraResolver from "./EraResolver.js"
+import * as InputFulfiller from "./InputFulfiller.js"
+import * as redisCache from "./internal/fleet/redisCache.js"
 import * as redisStore from "./internal/fleet/redisStore.js"
 import { keyBytes, sealer } from "./internal/fleet/seal.js"
 import { TokenStore } from "./McpAuth.js"
-import type * as McpClient from "./McpClient.js"
+import * as McpClient from "./McpClient.js"
+import type { McpClientError } from "./McpError.js"
 import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
+import { ResultCache } from "./ResultCache.js"
 
 /**
  * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start. It never
@@ -105,7 +110,56 @@ export const layerTokenStore = (
  * @since 0.2.0
  * @category models
  */
+export interface ResultCacheOptions {
+  /** The key shared entries are sealed with (the token key may serve). */
+  readonly key: TokenStoreOptions["key"]
+  readonly prefix?: string | undefined
+  readonly timeout?: Duration.Input | undefined
+  /** Most entries each process keeps in front of Redis (default 1000). */
+  readonly capacity?: number | undefined
+  /** The longest a result is reused, whatever the server says (default 1 hour). */
+  readonly maxTtl?: Duration.Input | undefined
+  readonly onRoundTrip?: (() => void) | undefined
+  /** Called when an answer comes from Redis (stored by this or another process). */
+  readonly onRedisHit?: (() => void) | undefined
+}
+
+/**
+ * The result cache shared through Redis: the entries the single-process cache keeps (a modern server's
+ * `ttlMs`, never legacy), keyed by the client's `cacheNamespace` (give the server's identity, e.g. its URL),
+ * method and params, and by its `authContext` for anything not `public`; each process keeps its own copies in
+ * front. An invalidation (`list_changed`) reaches every process (Redis pub/sub).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerResultCache = (
+  options: ResultCacheOptions
+): Layer.Layer<ResultCache, McpFleetError, Redis.Redis> =>
+  Layer.effect(
+    ResultCache,
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const key = yield* openKey(options.key)
+      return yield* redisCache.make({
+        redis,
+        sealer: sealer(key),
+        prefix: options.prefix ?? "mcp-effect",
+        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        capacity: options.capacity,
+        maxTtl: options.maxTtl,
+        onRoundTrip: options.onRoundTrip,
+        onRedisHit: options.onRedisHit
+      })
+    })
+  )
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
 export interface RedisOptions extends TokenStoreOptions {
+  readonly onRedisHit?: (() => void) | undefined
   /** `redis://host:port` (node-redis URL syntax). */
   readonly url: string
   /** How long connecting may take at start (default 2 seconds). */
@@ -113,13 +167,16 @@ export interface RedisOptions extends TokenStoreOptions {
 }
 
 /**
- * Everything the fleet shares, on one node-redis connection (`redis` must be installed): today the token
- * store (provide it to `McpAuth.layer`).
+ * Everything the fleet shares, on one node-redis connection (`redis` must be installed): the token store
+ * (for `McpAuth.layer`) and the result cache (for `McpClient.layerWithoutDependencies`; `layerHttp` below
+ * assembles both).
  *
  * @since 0.2.0
  * @category layers
  */
-export const layerRedis = (options: RedisOptions): Layer.Layer<TokenStore | Redis.Redis, McpFleetError> => {
+export const layerRedis = (
+  options: RedisOptions
+): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
   const connectMs = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"))
   const connection = Layer.unwrap(
     Effect.map(
@@ -140,7 +197,32 @@ export const layerRedis = (options: RedisOptions): Layer.Layer<TokenStore | Redi
         )
     )
   )
-  return Layer.provideMerge(layerTokenStore(options), connection)
+  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
+}
+
+/**
+ * An HTTP client (as `NodeMcpClient.layerHttp`) whose tokens and cached results are the fleet's. Its cache
+ * namespace defaults to the server URL and its auth context to the fleet's `subject`, so that processes
+ * serving the same user share entries.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: McpClient.HttpClientOptions & { readonly fleet: RedisOptions }
+): Layer.Layer<McpClient.McpClient, McpClientError | McpFleetError> => {
+  const { fleet, ...given } = options
+  const http = {
+    ...given,
+    cacheNamespace: given.cacheNamespace ?? String(given.url),
+    authContext: given.authContext ?? `subject:${fleet.subject}`
+  }
+  return McpClient.layerWithoutDependencies(http).pipe(
+    Layer.provide(EraResolver.layer),
+    Layer.provide(InputFulfiller.layer(http)),
+    Layer.provide(NodeMcpClient.layerHttpTransportFor(http)),
+    Layer.provide(layerRedis(fleet))
+  )
 }
 
 /** Credentials in a Redis URL never reach a message. */
@@ -159,7 +241,7 @@ export const connectHttp = (
     readonly fleet: RedisOptions
   }
 ): Promise<McpPromise.PromiseClient> => {
-  const { fleet, toolConcurrency, ...http } = options
-  const layer = NodeMcpClient.layerHttp(http).pipe(Layer.provide(layerRedis(fleet)), Layer.orDie)
+  const { toolConcurrency, ...http } = options
+  const layer = Layer.orDie(layerHttp(http))
   return McpPromise.fromLayer(layer, toolConcurrency === undefined ? {} : { toolConcurrency })
 }
