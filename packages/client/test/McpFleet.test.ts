@@ -7,7 +7,9 @@
  * - the fleet: worker processes (each its own Node, bundled with esbuild) sharing one Redis and one
  *   oidc-provider whose access tokens live 2 s and whose refresh tokens rotate and are single-use: every
  *   call answers, the user signs in once, no refresh is refused, and a worker killed while it holds the
- *   refresh lock (its refresh held at the token endpoint) leaves the others carrying on.
+ *   refresh lock (its refresh held at the token endpoint) leaves the others carrying on. The workers also
+ *   list the tools of a modern server (60 s private cache hints): fetched once by the first process, served
+ *   to every worker from the fleet's cache.
  *   `MCP_FLEET_SECONDS` sets the run's length (default 15).
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
@@ -17,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as McpAuth from "../src/McpAuth.js"
@@ -188,6 +191,8 @@ interface WorkerReport {
   readonly failures: ReadonlyArray<string>
   readonly signIns: number
   readonly roundTrips: number
+  readonly lists: number
+  readonly redisHits: number
 }
 
 const bundleWorker = async () => {
@@ -236,14 +241,33 @@ const startWorker = (script: string, env: Record<string, string>) => {
 
 const seconds = Number(process.env["MCP_FLEET_SECONDS"] ?? 15)
 
+/** The Effect 4 test server over HTTP, modern era only (its lists carry 60 s private cache hints). */
+const startListServer = () =>
+  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
+    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
+    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (http:\/\/\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve({ url: match[1], child })
+    })
+    child.once("exit", (code) => reject(new Error(`the list server exited with ${code}`)))
+  })
+
 describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and single-flight refreshes", () => {
   let server: OAuthProtected
+  let lists: { readonly url: string; readonly child: ChildProcess }
   const workers: Array<ChildProcess> = []
   beforeAll(async () => {
     server = await startOAuthProtected({ accessTokenTtl: 2, rotateRefreshTokens: true })
+    lists = await startListServer()
   })
   afterAll(async () => {
     for (const worker of workers) if (worker.exitCode === null) worker.kill("SIGKILL")
+    lists.child.kill("SIGTERM")
     await server.close()
   })
 
@@ -259,6 +283,10 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
     await first.close()
     assert.strictEqual(server.counts.authorizations, 1)
 
+    // The tool list, fetched once here: the workers' lists come from the fleet's cache.
+    const lister = await McpFleet.connectHttp({ url: lists.url, fleet })
+    assert.isTrue((await lister.listTools()).some((tool) => tool.name === "echo"))
+
     const script = await bundleWorker()
     const env = {
       FLEET_MCP_URL: server.mcpUrl,
@@ -267,6 +295,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
       FLEET_SUBJECT: fleet.subject,
       FLEET_KEY: KEY,
       FLEET_LOCK_TTL_MS: String(fleet.lockTtl),
+      FLEET_LIST_URL: lists.url,
       MCP_FLEET_PREFIX: fleet.prefix
     }
     const started = [1, 2, 3, 4, 5].map(() =>
@@ -300,6 +329,8 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
     assert.isDefined(killed, "a worker took the refresh lock")
 
     const reports = await Promise.all(started.filter((w) => w !== killed).map((w) => w.done))
+    const served = JSON.parse(textOf(await lister.callTool("stats"))) as { toolsList: number }
+    await lister.close()
     const figures = {
       seconds,
       workers: reports.length,
@@ -307,9 +338,12 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
       signIns: server.counts.authorizations,
       refreshes: server.counts.grants["refresh_token"] ?? 0,
       refusedRefreshes: server.counts.refusedRefreshes,
-      redisRoundTrips: reports.reduce((n, r) => n + (r?.roundTrips ?? 0), 0)
+      redisRoundTrips: reports.reduce((n, r) => n + (r?.roundTrips ?? 0), 0),
+      toolLists: reports.reduce((n, r) => n + (r?.lists ?? 0), 0),
+      cacheHitsAcrossProcesses: reports.reduce((n, r) => n + (r?.redisHits ?? 0), 0),
+      toolListsServed: served.toolsList
     }
-    console.log(`fleet figures: ${JSON.stringify({ ...figures, roundTripsPerCall: figures.redisRoundTrips / figures.calls })}`)
+    console.log(`fleet figures: ${JSON.stringify({ ...figures, roundTripsPerCall: figures.redisRoundTrips / (figures.calls + figures.toolLists) })}`)
     for (const [i, report] of reports.entries()) {
       assert.isDefined(report, `worker ${i} reported: ${started[i]?.stderr()}`)
       assert.deepStrictEqual(report?.failures, [])
@@ -319,5 +353,9 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
     assert.strictEqual(figures.signIns, 1)
     assert.strictEqual(figures.refusedRefreshes, 0)
     assert.isAtLeast(figures.refreshes, Math.floor(seconds / 2) - 1)
+    // Lists: fetched once by the first process, then served to every worker from the fleet's cache.
+    assert.isAbove(figures.toolLists, 0)
+    assert.isAtLeast(figures.cacheHitsAcrossProcesses, reports.length)
+    assert.isAtMost(figures.toolListsServed, Math.ceil(seconds / 60))
   }, (seconds + 60) * 1000)
 })
