@@ -199,8 +199,11 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
         })
       }
     }
-    yield* S.clearTokens(session)
-    yield* authorize(session, found, info.scope ?? found.prm?.scopesSupported)
+    yield* shared.signInOnce(
+      session,
+      tokens,
+      Effect.andThen(S.clearTokens(session), authorize(session, found, info.scope ?? found.prm?.scopesSupported))
+    )
     return true
   })
 

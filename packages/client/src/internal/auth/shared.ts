@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { McpAuthError } from "../../McpAuthError.js"
+import { activate } from "./identity.js"
 import type * as S from "./session.js"
 
 /**
@@ -25,6 +26,11 @@ export const adoptNewer = (session: S.Session, held: S.Tokens | undefined): Effe
     if (stored === undefined || tokens === undefined || tokens.tokenType === "dpop") return false
     if (held !== undefined && (tokens.accessToken === held.accessToken || tokens.issuedAt < held.issuedAt)) return false
     session.state.tokens = { ...tokens, issuer: stored.issuer }
+    // The tokens go with the registration they were issued to (another process may have registered).
+    const client = stored.client
+    if (client !== undefined && session.state.client?.stored.clientId !== client.clientId) {
+      session.state.client = activate(stored.issuer, client, "stored")
+    }
     return true
   })
 
@@ -50,5 +56,21 @@ export const singleFlight = (
       }
       return yield* refresh
     })
+  )
+}
+
+/**
+ * A sign-in (the configured grant) under the store's cross-process lock, when it has one: tokens another
+ * process obtained meanwhile are taken instead, so that processes starting together ask the user once. The
+ * lock's lifetime bounds the wait (a sign-in that takes longer lets the next process ask too).
+ *
+ * @internal
+ */
+export const signInOnce = (session: S.Session, held: S.Tokens | undefined, signIn: Effect.Effect<void, McpAuthError>) => {
+  const exclusive = session.store.exclusive
+  if (exclusive === undefined) return signIn
+  return exclusive(
+    session.server.href,
+    Effect.flatMap(adoptNewer(session, held), (adopted) => adopted ? Effect.void : signIn)
   )
 }
