@@ -22,14 +22,16 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
 import * as redisCache from "./internal/fleet/redisCache.js"
+import * as rateLimit from "./internal/fleet/rateLimit.js"
 import * as redisStore from "./internal/fleet/redisStore.js"
-import { keyBytes, sealer } from "./internal/fleet/seal.js"
+import { digest, keyBytes, sealer } from "./internal/fleet/seal.js"
 import { TokenStore } from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
@@ -158,8 +160,57 @@ export const layerResultCache = (
  * @since 0.2.0
  * @category models
  */
+export interface RateLimitOptions {
+  /** Requests per `window` to this server, across every process of the fleet. */
+  readonly limit: number
+  readonly window: Duration.Input
+  /** The server's identity in the shared key (default: the client's URL). */
+  readonly key?: string | undefined
+  readonly prefix?: string | undefined
+  readonly timeout?: Duration.Input | undefined
+  /** Called with how long a call waited for its turn. */
+  readonly onWait?: ((millis: number) => void) | undefined
+}
+
+/**
+ * A per-server rate limit shared by the fleet, put in front of the `McpClient` of `self`: each operation
+ * takes a token from Redis (`RateLimiter`'s Redis store) and, over the limit, waits for its turn before it is
+ * sent (its timeout starts then: the wait is logged and traced as a wait, never a timeout).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const withRateLimit = (options: RateLimitOptions & { readonly key: string }) =>
+<E, R>(self: Layer.Layer<McpClient.McpClient, E, R>): Layer.Layer<McpClient.McpClient, E, R | Redis.Redis> =>
+  Layer.effect(
+    McpClient.McpClient,
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const limiter = yield* RateLimiter.make
+      return rateLimit.limitClient(
+        client,
+        rateLimit.gate(limiter, {
+          limit: options.limit,
+          window: options.window,
+          key: digest(options.key),
+          timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+          onWait: options.onWait
+        })
+      )
+    })
+  ).pipe(
+    Layer.provide(self),
+    Layer.provide(RateLimiter.layerStoreRedis({ prefix: `${options.prefix ?? "mcp-effect"}:rate:` }))
+  )
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
 export interface RedisOptions extends TokenStoreOptions {
   readonly onRedisHit?: (() => void) | undefined
+  /** A rate limit for this server shared by the fleet (none by default). */
+  readonly rateLimit?: RateLimitOptions | undefined
   /** `redis://host:port` (node-redis URL syntax). */
   readonly url: string
   /** How long connecting may take at start (default 2 seconds). */
@@ -217,12 +268,15 @@ export const layerHttp = (
     cacheNamespace: given.cacheNamespace ?? String(given.url),
     authContext: given.authContext ?? `subject:${fleet.subject}`
   }
-  return McpClient.layerWithoutDependencies(http).pipe(
+  const client = McpClient.layerWithoutDependencies(http).pipe(
     Layer.provide(EraResolver.layer),
     Layer.provide(InputFulfiller.layer(http)),
-    Layer.provide(NodeMcpClient.layerHttpTransportFor(http)),
-    Layer.provide(layerRedis(fleet))
+    Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
   )
+  const limited = fleet.rateLimit === undefined
+    ? client
+    : withRateLimit({ ...fleet.rateLimit, key: fleet.rateLimit.key ?? String(given.url) })(client)
+  return limited.pipe(Layer.provide(layerRedis(fleet)))
 }
 
 /** Credentials in a Redis URL never reach a message. */
