@@ -7,14 +7,20 @@
  *   goes to Redis). A refresh is single-flight across processes: one process holds a short Redis lock (with an
  *   expiry, so a crashed holder cannot block the rest), the others wait for it and take the new tokens; a
  *   refresh refused with `invalid_grant` after another process rotated the token takes the stored tokens.
- * - Redis down or slow: each round trip has a deadline; the store then logs a warning and works from the
- *   process's own memory. A stored value that does not open (corrupted, another key) is discarded.
+ * - A shared result cache (`layerResultCache`): the entries the single-process cache keeps (`ttlMs`, never
+ *   legacy), keyed by server identity, method, params and, unless `public`, the auth context; a `list_changed`
+ *   in one process reaches all of them (pub/sub).
+ * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`): over it a call waits for its turn
+ *   before its timeout starts.
+ * - Redis down or slow: each round trip has a deadline; the process then logs a warning and works alone (its
+ *   own memory). A stored value that does not open (corrupted, another key) is discarded.
  *
  * ```ts
- * import { McpAuth, McpFleet, NodeMcpClient } from "@mcp-effect/client"
- *
- * const fleet = McpFleet.layerRedis({ url: "redis://127.0.0.1:6379", subject: userId, key: process.env.TOKEN_KEY })
- * const auth = McpAuth.layer({ redirectUrl, onAuthorize }).pipe(Layer.provide(fleet))
+ * const client = await McpFleet.connectHttp({
+ *   url: "https://mcp.example.com/mcp",
+ *   auth: { redirectUrl, onAuthorize },
+ *   fleet: { url: "redis://127.0.0.1:6379", subject: userId, key: tokenKey }
+ * })
  * ```
  *
  * @since 0.2.0

@@ -89,6 +89,7 @@ export const make = (options: RedisCacheOptions): Effect.Effect<Service, never, 
         const reply = yield* trip("read", redis.send<Array<string | null>>("MGET", ...keys))
         if (reply === undefined) return { generation: undefined, hit: undefined }
         const generation = reply[0] ?? "0"
+        // Wall-clock time: the expiry is compared across processes (and machines), not on one fiber's Clock.
         const now = Date.now()
         for (const [index, sealed] of reply.slice(1).entries()) {
           if (sealed === null || sealed === undefined) continue
