@@ -185,6 +185,37 @@ describe.skipIf(!haveRedis)("McpFleet token store on Redis", () => {
   })
 })
 
+describe.skipIf(!haveRedis)("McpFleet sign-in", () => {
+  it("clients starting together on an empty shared store ask the user once", async () => {
+    const server = await startOAuthProtected({ accessTokenTtl: 2, rotateRefreshTokens: true })
+    const asked: Array<string> = []
+    const fleet = { url: redisUrl(), subject: "demo-user", key: KEY, prefix: "together" }
+    const client = (name: string) =>
+      McpFleet.connectHttp({
+        url: server.mcpUrl,
+        auth: {
+          clientName: "mcp-effect fleet test",
+          redirectUrl: REDIRECT,
+          onAuthorize: (url) => {
+            asked.push(name)
+            return followAuthorization(url, REDIRECT)
+          }
+        },
+        fleet
+      })
+    try {
+      const clients = await Promise.all(["a", "b", "c"].map(client))
+      const answers = await Promise.all(clients.map((c) => c.callTool("whoami")))
+      assert.deepStrictEqual(answers.map(textOf), Array(3).fill("hello demo-user"))
+      await Promise.all(clients.map((c) => c.close()))
+      assert.strictEqual(asked.length, 1)
+      assert.strictEqual(server.counts.authorizations, 1)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
 interface WorkerReport {
   readonly pid: number
   readonly calls: number
