@@ -126,7 +126,8 @@ export const make = (
       (ticket) =>
         Tasks.callAsTask(
           { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
-          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token })
+          requests.requestComplete(current, "tools/call", { ...params, task: {} }, { ...callOptions, progressToken: ticket.token }),
+          context.options.onTaskCreated
         ),
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
