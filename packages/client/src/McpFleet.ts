@@ -25,6 +25,7 @@
  *
  * @since 0.2.0
  */
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,24 +37,28 @@ import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
 import * as redisCache from "./internal/fleet/redisCache.js"
 import * as rateLimit from "./internal/fleet/rateLimit.js"
+import * as taskStore from "./internal/fleet/taskStore.js"
+import { decodeCallToolResult } from "./internal/client/decode.js"
 import * as redisStore from "./internal/fleet/redisStore.js"
 import { digest, keyBytes, sealer } from "./internal/fleet/seal.js"
 import { TokenStore } from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
+import type { CallToolResult } from "./McpSchema.js"
 import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import { ResultCache } from "./ResultCache.js"
 
 /**
- * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start. It never
- * carries the key or a token.
+ * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start; or a task
+ * that cannot be resumed (`Task`: unknown, expired, another subject's or another server's; `Redis`: the record
+ * could not be read). It never carries the key or a token.
  *
  * @since 0.2.0
  * @category errors
  */
 export class McpFleetError extends Schema.TaggedError<McpFleetError>()("McpFleetError", {
-  reason: Schema.Literals(["Key", "Redis"]),
+  reason: Schema.Literals(["Key", "Redis", "Task"]),
   detail: Schema.String
 }) {
   override get message(): string {
@@ -221,7 +226,72 @@ export interface RedisOptions extends TokenStoreOptions {
   readonly url: string
   /** How long connecting may take at start (default 2 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
+  /** How long a task record lives when the server gave no `ttl`, and at most (default 24 hours). */
+  readonly taskTtl?: Duration.Input | undefined
 }
+
+/**
+ * Tasks that outlive a worker: the tasks a fleet client started (a legacy task-augmented `tools/call` or a
+ * modern server's task), recorded in Redis for its subject and server until the server's `ttl`.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class FleetTasks extends Context.Service<FleetTasks, {
+  /** Follow a recorded task to its result, in any process of the fleet serving the same subject and server. */
+  readonly resume: (taskId: string) => Effect.Effect<CallToolResult, McpClientError | McpFleetError>
+}>()("@mcp-effect/client/McpFleet/FleetTasks") {}
+
+/**
+ * Resume a task another process of the fleet started (it may have died): read its record (this subject's
+ * only, for this client's server), poll it as the client does (`tasks/get`, then `tasks/result`) and return
+ * its result. Fails with `McpFleetError` (`Task`) when there is no such record: unknown, expired with the
+ * server's `ttl`, or another subject's.
+ *
+ * @since 0.2.0
+ * @category tasks
+ */
+export const resumeTask = (taskId: string): Effect.Effect<CallToolResult, McpClientError | McpFleetError, FleetTasks> =>
+  Effect.flatMap(FleetTasks, (tasks) => tasks.resume(taskId))
+
+const makeTasks = (store: taskStore.TaskStore, server: string, client: McpClient.McpClient["Service"]) =>
+  FleetTasks.of({
+    resume: (taskId) =>
+      Effect.gen(function*() {
+        const record = yield* store.read(taskId).pipe(
+          Effect.mapError((error) =>
+            new McpFleetError({
+              reason: "Redis",
+              detail: `the record of task ${taskId} could not be read (${error === "timeout" ? "timed out" : error.message})`
+            })
+          )
+        )
+        if (record === undefined || record.server !== server) {
+          return yield* new McpFleetError({
+            reason: "Task",
+            detail: `no task ${taskId} to resume here (unknown, expired, or another subject's or server's)`
+          })
+        }
+        const raw = yield* taskStore.follow(record, (method, params) => client.request(method, params))
+        return yield* decodeCallToolResult(raw)
+      })
+  })
+
+/** The fleet's task records on the `Redis` service, for `layerHttp`. */
+const openTaskStore = (fleet: RedisOptions) =>
+  Effect.gen(function*() {
+    const redis = yield* Redis.Redis
+    const key = yield* openKey(fleet.key)
+    return taskStore.make({
+      redis,
+      sealer: sealer(key),
+      subject: fleet.subject,
+      prefix: fleet.prefix ?? "mcp-effect",
+      timeout: Duration.fromInputUnsafe(fleet.timeout ?? "1 second"),
+      maxTtl: Duration.fromInputUnsafe(fleet.taskTtl ?? "24 hours"),
+      onRoundTrip: fleet.onRoundTrip
+    })
+  })
 
 /**
  * Everything the fleet shares, on one node-redis connection (`redis` must be installed): the token store
@@ -267,26 +337,44 @@ export const layerRedis = (
  */
 export const layerHttp = (
   options: McpClient.HttpClientOptions & { readonly fleet: RedisOptions }
-): Layer.Layer<McpClient.McpClient, McpClientError | McpFleetError> => {
+): Layer.Layer<McpClient.McpClient | FleetTasks, McpClientError | McpFleetError> => {
   const { fleet, ...given } = options
-  const http = {
-    ...given,
-    cacheNamespace: given.cacheNamespace ?? String(given.url),
-    authContext: given.authContext ?? `subject:${fleet.subject}`
-  }
-  const client = McpClient.layerWithoutDependencies(http).pipe(
-    Layer.provide(EraResolver.layer),
-    Layer.provide(InputFulfiller.layer(http)),
-    Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
-  )
-  const limited = fleet.rateLimit === undefined
-    ? client
-    : withRateLimit({ ...fleet.rateLimit, key: fleet.rateLimit.key ?? String(given.url) })(client)
-  return limited.pipe(Layer.provide(layerRedis(fleet)))
+  const server = given.cacheNamespace ?? String(given.url)
+  const assembled = Layer.unwrap(Effect.map(openTaskStore(fleet), (store) => {
+    const http: McpClient.HttpClientOptions = {
+      ...given,
+      cacheNamespace: server,
+      authContext: given.authContext ?? `subject:${fleet.subject}`,
+      // Every task this client starts is recorded before it is polled: another worker can resume it.
+      onTaskCreated: (task) => Effect.andThen(store.record(server, task), given.onTaskCreated?.(task) ?? Effect.void)
+    }
+    const client = McpClient.layerWithoutDependencies(http).pipe(
+      Layer.provide(EraResolver.layer),
+      Layer.provide(InputFulfiller.layer(http)),
+      Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
+    )
+    const limited = fleet.rateLimit === undefined
+      ? client
+      : withRateLimit({ ...fleet.rateLimit, key: fleet.rateLimit.key ?? String(given.url) })(client)
+    const tasks = Layer.effect(FleetTasks, Effect.map(McpClient.McpClient, (c) => makeTasks(store, server, c)))
+    return Layer.provideMerge(tasks, limited)
+  }))
+  return assembled.pipe(Layer.provide(layerRedis(fleet)))
 }
 
 /** Credentials in a Redis URL never reach a message. */
 const redactUrl = (text: string) => text.replace(/\/\/[^@/\s]*@/g, "//***@")
+
+/**
+ * A Promise client of the fleet: `McpPromise.PromiseClient` plus `resumeTask`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FleetClient extends McpPromise.PromiseClient {
+  /** `resumeTask` as a Promise: the result of a task another process of the fleet started. */
+  readonly resumeTask: (taskId: string) => Promise<CallToolResult>
+}
 
 /**
  * `McpPromise.connectHttp` with the fleet's shared pieces: the same options, plus `fleet` (where Redis is,
@@ -295,13 +383,22 @@ const redactUrl = (text: string) => text.replace(/\/\/[^@/\s]*@/g, "//***@")
  * @since 0.2.0
  * @category constructors
  */
-export const connectHttp = (
+export const connectHttp = async (
   options: McpClient.HttpClientOptions & {
     readonly toolConcurrency?: number | undefined
     readonly fleet: RedisOptions
   }
-): Promise<McpPromise.PromiseClient> => {
+): Promise<FleetClient> => {
   const { toolConcurrency, ...http } = options
-  const layer = Layer.orDie(layerHttp(http))
-  return McpPromise.fromLayer(layer, toolConcurrency === undefined ? {} : { toolConcurrency })
+  let tasks: FleetTasks["Service"] | undefined
+  const layer = Layer.orDie(layerHttp(http)).pipe(
+    Layer.tap((services) => Effect.sync(() => void (tasks = Context.get(services, FleetTasks))))
+  )
+  const client = await McpPromise.fromLayer(layer, toolConcurrency === undefined ? {} : { toolConcurrency })
+  return Object.assign(client, {
+    resumeTask: (taskId: string) =>
+      tasks === undefined
+        ? Promise.reject(new McpFleetError({ reason: "Task", detail: "the fleet client is not started" }))
+        : Effect.runPromise(tasks.resume(taskId))
+  })
 }
