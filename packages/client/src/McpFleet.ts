@@ -12,6 +12,9 @@
  *   in one process reaches all of them (pub/sub).
  * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`): over it a call waits for its turn
  *   before its timeout starts.
+ * - Tasks that outlive a worker (`layerHttp`, `resumeTask`, `FleetClient.resumeTask`): each task a client starts
+ *   is recorded (sealed, per subject and server, for the server's `ttl`); any process of the same subject and
+ *   server resumes it by id and polls it as the client does.
  * - Redis down or slow: each round trip has a deadline; the process then logs a warning and works alone (its
  *   own memory). A stored value that does not open (corrupted, another key) is discarded.
  *
