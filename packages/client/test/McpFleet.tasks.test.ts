@@ -5,12 +5,17 @@
  * - worker A calls a long task and is SIGKILLed while it polls; worker B (same subject) resumes the task by
  *   its id and gets the result;
  * - a worker of another subject cannot resume it (no record under its key), nor one on another server;
- * - a task nobody resumes expires with the server's `ttl` (its record is gone from Redis).
+ * - a task nobody resumes expires with the server's `ttl` (its record is gone from Redis);
+ * - a resumed modern task is followed with `tasks/get` to its result; one that asks for input fails.
  */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import * as taskStore from "../src/internal/fleet/taskStore.js"
 import { type LegacyTaskServer, startLegacyTaskServer } from "./fixtures/legacyTaskServer.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
 
@@ -186,4 +191,39 @@ describe.skipIf(!haveRedis)("McpFleet tasks that outlive a worker", () => {
       await short.close()
     }
   }, 60_000)
+})
+
+describe("McpFleet: following a resumed modern task", () => {
+  const record = (): taskStore.TaskRecord => ({
+    taskId: "m-1",
+    server: "https://mcp.example/modern",
+    era: "modern",
+    method: "tools/call",
+    createdAt: Date.now()
+  })
+
+  it("polls tasks/get until the task completes and returns its result", async () => {
+    const asked: Array<string> = []
+    const statuses = ["working", "completed"]
+    const result = await Effect.runPromise(taskStore.follow(record(), (method, params) =>
+      Effect.sync(() => {
+        asked.push(`${method} ${String(params["taskId"])}`)
+        const status = statuses.shift() ?? "completed"
+        return { taskId: "m-1", status, ...(status === "completed" ? { result: { content: [] } } : {}) }
+      })))
+    assert.deepStrictEqual(result, { content: [] })
+    assert.deepStrictEqual(asked, ["tasks/get m-1", "tasks/get m-1"])
+  })
+
+  it("a resumed modern task that asks for input fails (its hooks are in the process that started it)", async () => {
+    const exit = await Effect.runPromiseExit(taskStore.follow(record(), () =>
+      Effect.succeed({
+        taskId: "m-1",
+        status: "input_required",
+        inputRequests: { a: { method: "elicitation/create", params: { message: "?", requestedSchema: { type: "object" } } } }
+      })))
+    assert.isTrue(Exit.isFailure(exit))
+    const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+    assert.include(String((error as { readonly message?: string } | undefined)?.message), "asks for input")
+  })
 })
