@@ -8,10 +8,12 @@
  * - a task nobody resumes expires with the server's `ttl` (its record is gone from Redis);
  * - a resumed modern task is followed with `tasks/get` to its result; one that asks for input fails.
  */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as Redis from "effect/persistence/Redis"
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -103,13 +105,18 @@ const worker = (env: Record<string, string>) => {
   return { child, line, exited, stderr: () => err }
 }
 
-const redisCli = (...args: Array<string>) =>
-  execFileSync("redis-cli", ["-p", String(redis?.port ?? 0), ...args], { encoding: "utf8" }).trim()
-const redisKeys = (pattern: string) => redisCli("--scan", "--pattern", pattern).split("\n").filter((key) => key !== "")
+/** One Redis command on a connection of its own. */
+const redisSend = <A>(command: string, ...args: Array<string>) =>
+  Effect.runPromise(
+    Effect.flatMap(Redis.Redis, (client) => client.send<A>(command, ...args)).pipe(
+      Effect.provide(NodeRedis.layer({ url: redis?.url ?? "" }))
+    )
+  )
+const redisKeys = (pattern: string) => redisSend<Array<string>>("KEYS", pattern)
 
-const until = async (condition: () => boolean, ms: number) => {
+const until = async (condition: () => boolean | Promise<boolean>, ms: number) => {
   const deadline = Date.now() + ms
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time")
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
@@ -162,7 +169,7 @@ describe.skipIf(!haveRedis)("McpFleet tasks that outlive a worker", () => {
   }, 60_000)
 
   it("a task nobody resumes expires with the server's ttl", async () => {
-    redisCli("FLUSHALL")
+    await redisSend("FLUSHALL")
     const short = await startLegacyTaskServer({ taskMs: 10_000, ttlMs: 1500, pollMs: 100 })
     try {
       const a = worker({ TASK_MCP_URL: short.url, TASK_MODE: "call", TASK_TEXT: "forgotten", FLEET_SUBJECT: "alice" })
@@ -172,14 +179,14 @@ describe.skipIf(!haveRedis)("McpFleet tasks that outlive a worker", () => {
       a.child.kill("SIGKILL")
       await a.exited
       // The record lives the server's ttl in Redis (sealed: the id is not in clear), then is gone.
-      const keys = redisKeys("tasks:task:*")
+      const keys = await redisKeys("tasks:task:*")
       assert.strictEqual(keys.length, 1)
-      const pttl = Number(redisCli("PTTL", keys[0] ?? ""))
+      const pttl = Number(await redisSend<number>("PTTL", keys[0] ?? ""))
       assert.isAbove(pttl, 0)
       assert.isAtMost(pttl, 1500)
-      assert.notInclude(redisCli("GET", keys[0] ?? ""), taskId)
+      assert.notInclude(String(await redisSend<string>("GET", keys[0] ?? "")), taskId)
       const gets = short.tasks.get(taskId)?.gets ?? 0
-      await until(() => redisKeys("tasks:task:*").length === 0, 5000)
+      await until(async () => (await redisKeys("tasks:task:*")).length === 0, 5000)
       const b = worker({ TASK_MCP_URL: short.url, TASK_MODE: "resume", TASK_ID: taskId, FLEET_SUBJECT: "alice" })
       const late = await b.line((line) => line.error !== undefined || line.result !== undefined)
       assert.strictEqual(late.error, "McpFleetError", b.stderr())
