@@ -7,6 +7,7 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Redis from "effect/persistence/Redis"
@@ -75,15 +76,16 @@ export const make = (options: TaskStoreOptions): TaskStore => {
   const warn = (what: string) => (error: Redis.RedisError | "timeout") =>
     Effect.logWarning(`mcp fleet: Redis ${what} ${error === "timeout" ? "timed out" : "failed"}; the task is not shared`)
 
-  const record = (server: string, task: Tasks.CreatedTask) => {
-    const key = keyOf(task.taskId)
-    const value: TaskRecord = { taskId: task.taskId, server, era: task.era, method: task.method, createdAt: Date.now() }
-    const ttl = Math.min(maxMs, Math.max(1, Math.ceil(task.ttl ?? maxMs)))
-    return bounded(redis.send("SET", key, sealer.seal(JSON.stringify(value), key), "PX", String(ttl))).pipe(
-      Effect.asVoid,
-      Effect.catch(warn("task write"))
-    )
-  }
+  const record = (server: string, task: Tasks.CreatedTask) =>
+    Effect.flatMap(Clock.currentTimeMillis, (createdAt) => {
+      const key = keyOf(task.taskId)
+      const value: TaskRecord = { taskId: task.taskId, server, era: task.era, method: task.method, createdAt }
+      const ttl = Math.min(maxMs, Math.max(1, Math.ceil(task.ttl ?? maxMs)))
+      return bounded(redis.send("SET", key, sealer.seal(JSON.stringify(value), key), "PX", String(ttl))).pipe(
+        Effect.asVoid,
+        Effect.catch(warn("task write"))
+      )
+    })
 
   const read = (taskId: string) =>
     Effect.gen(function*() {
