@@ -33,6 +33,7 @@ import * as InputFulfiller from "./InputFulfiller.js"
 import type * as McpAuth from "./McpAuth.js"
 import * as internal from "./internal/client/client.js"
 import * as Telemetry from "./internal/telemetry.js"
+import type * as Tasks from "./internal/tasks.js"
 import * as clientContext from "./internal/client/context.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
@@ -137,7 +138,21 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   readonly tracing?: boolean | undefined
   /** Declare the skills extension (`io.modelcontextprotocol/skills`) in the client's capabilities (default false). */
   readonly skills?: boolean | undefined
+  /**
+   * Called when a server accepts a call as a task (a legacy task-augmented `tools/call`, or a modern server's
+   * tasks extension), with its id and the server's `ttl`, before the client polls it. The call waits for the
+   * effect (e.g. `McpFleet` records the task so that another process can resume it).
+   */
+  readonly onTaskCreated?: ((task: CreatedTask) => Effect.Effect<void>) | undefined
 }
+
+/**
+ * What `onTaskCreated` is called with: the task's id, the era, the method, the server's `ttl` (milliseconds).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type CreatedTask = Tasks.CreatedTask
 
 /**
  * What `onProgress` is called with. `total` and `message` are there only when the server sent them.

@@ -77,6 +77,16 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
   McpClient.layer(options).pipe(Layer.provide(layerStdioTransport(options)))
 
 /**
+ * The Streamable HTTP transport of `layerHttp` alone (with `McpAuth` when `auth` is given; a `TokenStore` in
+ * context is used), for clients assembled with their own dependencies (e.g. `McpFleet`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerHttpTransportFor = (options: McpClient.HttpClientOptions): Layer.Layer<McpTransport.McpTransport> =>
+  options.auth === undefined ? layerHttpTransport(options) : layerHttpTransportWithAuth({ ...options, auth: options.auth })
+
+/**
  * A client of a Streamable HTTP server (either era), on Node's undici HTTP client; with `auth`, through
  * `McpAuth` (OAuth).
  *

@@ -20,6 +20,7 @@ import {
   ok,
   paramsOf
 } from "./fixtures/memoryServer.js"
+import * as Tasks from "../src/internal/tasks.js"
 
 const server = McpTestServer.make({
   era: "legacy",
@@ -71,6 +72,45 @@ describe("legacy tasks", () => {
       assert.isAbove((yield* server.requests("tasks/get")).length, 0)
       assert.strictEqual((yield* server.requests("tasks/result")).length, 1)
       assert.deepStrictEqual(progress, [1, 2])
+    }))
+
+  it.effect("onTaskCreated is called once with the task's id and era before the first poll", () =>
+    Effect.gen(function*() {
+      const kit = McpTestServer.make(server.definition)
+      const created: Array<{ readonly taskId: string; readonly era: string; readonly polled: number }> = []
+      const fiber = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        return yield* client.callTool("render", { scene: "tower" })
+      }).pipe(
+        Effect.provide(kit.layer({
+          onTaskCreated: (task) =>
+            Effect.map(kit.requests("tasks/get"), (gets) =>
+              void created.push({ taskId: task.taskId, era: task.era, polled: gets.length }))
+        })),
+        Effect.forkChild
+      )
+      for (let i = 0; i < 6; i++) yield* advance("500 millis")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(created, [{ taskId: "task-1", era: "legacy", polled: 0 }])
+    }))
+
+  it.effect("a tasks/get answer about another task is an invalid response", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const error = yield* Tasks.pollLegacyTask(
+        {
+          request: (method) =>
+            Effect.sync(() => {
+              asked.push(method)
+              return { taskId: "task-2", status: "completed" }
+            })
+        },
+        { taskId: "task-1", status: "working", pollInterval: 50 }
+      ).pipe(Effect.flip, Effect.forkChild, Effect.tap(() => advance("50 millis")), Effect.flatMap(Fiber.join))
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      assert.include(error.message, "task-2")
+      assert.deepStrictEqual(asked, ["tasks/get"])
     }))
 
   it.effect("interrupting the call cancels the task with tasks/cancel", () =>

@@ -25,13 +25,23 @@ export interface OAuthProtectedOptions {
   readonly accessTokenTtl?: number
   /** The scope the MCP server requires (default `mcp:tools`). */
   readonly scope?: string
+  /** Rotate the refresh token on every refresh (single use: a reused one is refused and ends the grant). */
+  readonly rotateRefreshTokens?: boolean
 }
 
 export interface OAuthProtected {
   readonly mcpUrl: string
   readonly issuer: string
   /** How many times the authorization server completed each thing. */
-  readonly counts: { authorizations: number; registrations: number; grants: Record<string, number> }
+  readonly counts: {
+    authorizations: number
+    registrations: number
+    grants: Record<string, number>
+    /** Refresh requests the token endpoint refused. */
+    refusedRefreshes: number
+  }
+  /** Hold every token request this long before answering it; one whose client went away is dropped. */
+  readonly setTokenDelay: (ms: number) => void
   /** Revoke every access and refresh token issued so far. */
   readonly revokeAll: () => Promise<void>
   /** Revoke the access tokens only (as if they had expired at the server). */
@@ -70,7 +80,8 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
   const issuer = `http://127.0.0.1:${asPort}`
   const mcpUrl = `http://127.0.0.1:${rsPort}/mcp`
 
-  const counts = { authorizations: 0, registrations: 0, grants: {} as Record<string, number> }
+  const counts = { authorizations: 0, registrations: 0, grants: {} as Record<string, number>, refusedRefreshes: 0 }
+  let tokenDelay = 0
   const accessTokens: Array<AccessToken> = []
   const refreshTokens: Array<RefreshToken> = []
 
@@ -96,11 +107,15 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     issueRefreshToken: () => true,
+    ...(options.rotateRefreshTokens === true ? { rotateRefreshToken: true } : {}),
     ttl: { AccessToken: options.accessTokenTtl ?? 3600, RefreshToken: 86_400, Grant: 86_400, Session: 86_400, Interaction: 600, AuthorizationCode: 60 }
   })
   provider.on("grant.success", (ctx) => {
     const type = String(ctx.oidc.params?.["grant_type"] ?? "?")
     counts.grants[type] = (counts.grants[type] ?? 0) + 1
+  })
+  provider.on("grant.error", (ctx) => {
+    if (ctx.oidc.params?.["grant_type"] === "refresh_token") counts.refusedRefreshes++
   })
   provider.on("registration_create.success", () => void counts.registrations++)
   provider.on("access_token.saved", (token) => void accessTokens.push(token))
@@ -109,6 +124,12 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
   const callback = provider.callback()
   asServer.on("request", (req, res) => {
     const match = /^\/interaction\/([^/?]+)/.exec(req.url ?? "")
+    if (match === null && tokenDelay > 0 && req.method === "POST" && req.url === "/token") {
+      return void setTimeout(() => {
+        if (req.socket.destroyed) return void res.destroy()
+        callback(req, res)
+      }, tokenDelay)
+    }
     if (match === null) return void callback(req, res)
     finishInteraction(req, res).catch((error: unknown) => {
       res.statusCode = 400
@@ -182,6 +203,7 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
     mcpUrl,
     issuer,
     counts,
+    setTokenDelay: (ms) => void (tokenDelay = ms),
     revokeAll: async () => {
       for (const token of [...accessTokens, ...refreshTokens]) await token.destroy()
     },

@@ -71,14 +71,63 @@ export interface TaskRequests {
   readonly request: (method: string, params: JsonObject) => Effect.Effect<unknown, McpClientError>
 }
 
+/** What a task-augmented call tells the `onTaskCreated` hook (the server's `ttl` in milliseconds, if it gave one). @internal */
+export interface CreatedTask {
+  readonly taskId: string
+  readonly era: "legacy" | "modern"
+  readonly method: string
+  readonly ttl: number | undefined
+}
+
+/** The `ttl` (legacy) or `ttlMs` (modern) of a task, when it is a finite number. @internal */
+export const taskTtl = (task: unknown): number | undefined => {
+  const ttl = field(task, "ttl") ?? field(task, "ttlMs")
+  return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? ttl : undefined
+}
+
 /**
- * Call a tool as a task and return the raw `CallToolResult` of `tasks/result`.
+ * Poll a legacy task until it is terminal (or needs input), then read `tasks/result`. Shared by a call and by a
+ * resumed task (`McpFleet.resumeTask`). Interruption sends `tasks/cancel`; with `cancelOnFailure` (a call) a
+ * polling that ends otherwise (an answer about another task refused, a failed `tasks/get`) cancels the task too.
+ * A task that needs input is not over: its result is awaited, and cancelled if the call is interrupted.
+ *
+ * @internal
+ */
+export const pollLegacyTask = (
+  requests: TaskRequests,
+  first: { readonly taskId: string; readonly status: string; readonly pollInterval?: number | undefined },
+  options?: { readonly cancelOnFailure?: boolean | undefined }
+): Effect.Effect<unknown, McpClientError> => {
+  const taskId = first.taskId
+  const poll = Effect.gen(function*() {
+    let task = first
+    while (!TERMINAL.has(task.status) && task.status !== "input_required") {
+      yield* Effect.sleep(pollDelay(task.pollInterval))
+      const raw = yield* requests.request("tasks/get", { taskId })
+      task = yield* decodeTask(raw).pipe(
+        Effect.mapError((error) => new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })),
+        Effect.flatMap(sameTask(taskId, raw))
+      )
+    }
+    return task
+  })
+  const cancel = requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
+  return poll.pipe(
+    options?.cancelOnFailure === true ? cancelUnlessDone(requests, taskId) : Effect.onInterrupt(() => cancel),
+    Effect.andThen(Effect.onInterrupt(requests.request("tasks/result", { taskId }), () => cancel))
+  )
+}
+
+/**
+ * Call a tool as a task and return the raw `CallToolResult` of `tasks/result`. `onCreated` runs once the
+ * server has accepted the task, before the first poll.
  *
  * @internal
  */
 export const callAsTask = (
   requests: TaskRequests,
-  create: Effect.Effect<unknown, McpClientError>
+  create: Effect.Effect<unknown, McpClientError>,
+  onCreated?: ((task: CreatedTask) => Effect.Effect<void>) | undefined
 ): Effect.Effect<unknown, McpClientError> =>
   Effect.gen(function*() {
     const created = yield* create
@@ -87,27 +136,10 @@ export const callAsTask = (
         new McpInvalidResponseError({ method: "tools/call", reason: `not a CreateTaskResult: ${error.message}`, response: created })
       )
     )
-    const taskId = first.taskId
-    const poll = Effect.gen(function*() {
-      let task = first
-      while (!TERMINAL.has(task.status) && task.status !== "input_required") {
-        yield* Effect.sleep(pollDelay(task.pollInterval))
-        const raw = yield* requests.request("tasks/get", { taskId })
-        task = yield* decodeTask(raw).pipe(
-          Effect.mapError((error) =>
-            new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })
-          ),
-          Effect.flatMap(sameTask(taskId, raw))
-        )
-      }
-      return task
-    })
-    const cancel = requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
-    // A task that needs input is not over: its result is awaited, and cancelled if the call is interrupted.
-    return yield* poll.pipe(
-      cancelUnlessDone(requests, taskId),
-      Effect.andThen(Effect.onInterrupt(requests.request("tasks/result", { taskId }), () => cancel))
-    )
+    if (onCreated !== undefined) {
+      yield* onCreated({ taskId: first.taskId, era: "legacy", method: "tools/call", ttl: taskTtl(first) })
+    }
+    return yield* pollLegacyTask(requests, first, { cancelOnFailure: true })
   })
 
 // -----------------------------------------------------------------------------
@@ -150,13 +182,15 @@ export interface ModernTaskRequests extends TaskRequests {
 export const followModernTask = (
   method: string,
   created: unknown,
-  requests: ModernTaskRequests
+  requests: ModernTaskRequests,
+  onCreated?: ((task: CreatedTask) => Effect.Effect<void>) | undefined
 ): Effect.Effect<unknown, McpClientError> =>
   Effect.gen(function*() {
     const invalid = (what: string, response: unknown) => (error: { readonly message: string }) =>
       new McpInvalidResponseError({ method: what, reason: error.message, response })
     const first = yield* decodeDetailed(created).pipe(Effect.mapError(invalid(method, created)))
     const taskId = first.taskId
+    if (onCreated !== undefined) yield* onCreated({ taskId, era: "modern", method, ttl: taskTtl(first) })
     const answered = new Set<string>()
     const step = (task: DetailedTask): Effect.Effect<DetailedTask, McpClientError> =>
       Effect.gen(function*() {

@@ -19,6 +19,7 @@ import { proof } from "./dpop.js"
 import * as grants from "./grants.js"
 import type { AuthOptions, JwtBearer } from "./options.js"
 import * as S from "./session.js"
+import * as shared from "./shared.js"
 import type { Store } from "./store.js"
 
 /** How many authorizations one scope set gets before a server that keeps asking is an error. */
@@ -137,12 +138,22 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
   })
 
 /**
- * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. A refused
- * refresh (`invalid_grant`) looks at the store first: another program sharing it may have refreshed already
- * (a rotating authorization server takes each refresh token once), and its live token is taken as it is, or
- * refreshed once with its own refresh token.
+/**
+ * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. Single
+ * flight across processes when the store has a cross-process lock (`shared.ts`): under it, tokens another
+ * process stored meanwhile are taken instead. A refused refresh (`invalid_grant`) looks at the store first:
+ * another program sharing it may have refreshed already (a rotating authorization server takes each refresh
+ * token once), and its live token is taken as it is (with the registration it was issued to), or refreshed once
+ * with its own refresh token.
  */
-const tryRefresh = (session: S.Session, reread = true): Effect.Effect<boolean, McpAuthError> =>
+const tryRefresh = (session: S.Session): Effect.Effect<boolean, McpAuthError> =>
+  shared.singleFlight(
+    session,
+    (tokens) => Effect.map(Clock.currentTimeMillis, (now) => !S.expired(tokens, now)),
+    refreshNow(session)
+  )
+
+const refreshNow = (session: S.Session, reread = true): Effect.Effect<boolean, McpAuthError> =>
   Effect.gen(function*() {
     const { options, state } = session
     const tokens = state.tokens
@@ -163,9 +174,10 @@ const tryRefresh = (session: S.Session, reread = true): Effect.Effect<boolean, M
     if (refreshed === undefined) {
       const stored = reread ? yield* S.newerStored(session, tokens) : undefined
       if (stored !== undefined) {
-        state.tokens = stored
+        state.tokens = stored.tokens
+        shared.adoptRegistration(session, stored.tokens.issuer, stored.client)
         const now = yield* Clock.currentTimeMillis
-        return S.expired(stored, now) ? yield* tryRefresh(session, false) : true
+        return S.expired(stored.tokens, now) ? yield* refreshNow(session, false) : true
       }
       yield* S.clearTokens(session)
       return false
@@ -254,8 +266,11 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
         })
       }
     }
-    yield* S.clearTokens(session)
-    yield* authorize(session, found, info.scope ?? found.prm?.scopesSupported)
+    yield* shared.signInOnce(
+      session,
+      tokens,
+      Effect.andThen(S.clearTokens(session), authorize(session, found, info.scope ?? found.prm?.scopesSupported))
+    )
     return true
   })
 

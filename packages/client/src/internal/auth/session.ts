@@ -18,7 +18,7 @@ import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
 import type { GrantContext } from "./grants.js"
 import { activate, type ActiveClient, activatePreRegistered, preRegistered, register } from "./identity.js"
 import type { AuthOptions } from "./options.js"
-import type { Store, StoredTokens } from "./store.js"
+import type { Store, StoredClient, StoredTokens } from "./store.js"
 
 /** How long before expiry a token is refreshed (at most). */
 const EXPIRY_MARGIN_MS = 30_000
@@ -165,17 +165,21 @@ export const load = (session: Session) =>
 
 /**
  * The stored tokens of the same authorization server, if they are not `tokens` (another program using the
- * same store has renewed them).
+ * same store has renewed them), with the client registration they were issued to.
  *
  * @internal
  */
 export const newerStored = (session: Session, tokens: Tokens) =>
-  Effect.map(session.store.load(session.server.href), (entries): Tokens | undefined => {
-    const stored = entries.find((entry) => entry.issuer === tokens.issuer)?.tokens
-    if (stored === undefined || stored.tokenType === "dpop") return undefined
-    if (stored.accessToken === tokens.accessToken && stored.refreshToken === tokens.refreshToken) return undefined
-    return { ...stored, issuer: tokens.issuer }
-  })
+  Effect.map(
+    session.store.load(session.server.href),
+    (entries): { readonly tokens: Tokens; readonly client: StoredClient | undefined } | undefined => {
+      const entry = entries.find((entry) => entry.issuer === tokens.issuer)
+      const stored = entry?.tokens
+      if (stored === undefined || stored.tokenType === "dpop") return undefined
+      if (stored.accessToken === tokens.accessToken && stored.refreshToken === tokens.refreshToken) return undefined
+      return { tokens: { ...stored, issuer: tokens.issuer }, client: entry?.client }
+    }
+  )
 
 /** Save the tokens (not DPoP-bound ones: their key is not kept) and a registered client. @internal */
 export const persist = (session: Session) =>
@@ -184,7 +188,11 @@ export const persist = (session: Session) =>
     const issuer = state.tokens?.issuer ?? state.client?.issuer
     if (issuer === undefined) return Effect.void
     const tokens = state.tokens === undefined ? undefined : (({ issuer: _, ...rest }) => rest)(state.tokens)
-    const client = state.client?.issuer === issuer && state.client.origin === "registered" ? state.client.stored : undefined
+    // A registration read back from the store is kept too (else saving refreshed tokens would drop it).
+    const client = state.client?.issuer === issuer &&
+        (state.client.origin === "registered" || state.client.origin === "stored")
+      ? state.client.stored
+      : undefined
     return session.store.save({
       server: session.server.href,
       issuer,

@@ -50,6 +50,12 @@ export interface Store {
   /** Every entry for a server (one per authorization server). */
   readonly load: (server: string) => Effect.Effect<ReadonlyArray<StoredEntry>>
   readonly save: (entry: StoredEntry) => Effect.Effect<void>
+  /**
+   * Run `effect` holding a lock that every process sharing this store respects, so that a refresh is
+   * single-flight across processes (the engine re-reads the store inside it). Optional: a store kept by one
+   * process leaves it out.
+   */
+  readonly exclusive?: <A, E, R>(server: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 const keyOf = (server: string, issuer: string) => `${server} ${issuer}`

@@ -208,7 +208,7 @@ export const make = (
           return Tasks.followModernTask(method, raw, {
             request: (taskMethod, taskParams) => requestComplete(current, taskMethod, taskParams, callOptions),
             serve: (inputs) => serveInputs(context, method, inputs)
-          }).pipe(
+          }, context.options.onTaskCreated).pipe(
             Effect.flatMap((result) => complete(method, result)),
             Effect.map((result): Round => ({ ...state, result }))
           )

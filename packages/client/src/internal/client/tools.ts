@@ -142,7 +142,8 @@ export const make = (
             requests.requestComplete(current, "tools/call", { ...params, task: {} }, {
               ...callOptions,
               progressToken: ticket.token
-            })
+            }),
+            context.options.onTaskCreated
           )
         ),
       (ticket) => Effect.sync(() => progress.release(ticket))
