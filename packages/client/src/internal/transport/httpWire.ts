@@ -6,6 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { McpAuthError } from "../../McpAuthError.js"
 import { McpTransportError } from "../../McpError.js"
 import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
 import type * as requester from "./httpRequester.js"
@@ -231,7 +232,7 @@ export interface Wire {
    * Make one HTTP request (and, when the authorizer asks, again after a 401/403, at most 3 times); the
    * response is released with the scope.
    */
-  readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
+  readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope>
   /** Cancel the responses still finishing on their own (the connection closes). */
   readonly close: () => void
   /** `text` (from the server) without the credentials this connection sent lately. */
@@ -241,7 +242,9 @@ export interface Wire {
    * first attempt, `begin` the request with them, and, after its head, `challenged` (a 401/403 goes to the
    * authorizer, which may have the request sent again; otherwise the response as it is).
    */
-  readonly headersFor: (outgoing: Outgoing) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
+  readonly headersFor: (
+    outgoing: Outgoing
+  ) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError | McpAuthError>
   readonly begin: (
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
@@ -252,7 +255,7 @@ export interface Wire {
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
     response: WireResponse
-  ) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
+  ) => Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope>
 }
 
 /** @internal */
@@ -348,7 +351,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     n: number,
     extra: Readonly<Record<string, string>>,
     response: WireResponse
-  ): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> => {
+  ): Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope> => {
     if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
     return authorizer.onChallenge({
       status: response.status,
@@ -361,7 +364,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       return run(outgoing, n + 1)
     }))
   }
-  const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> =>
+  const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope> =>
     Effect.flatMap(
       authorizer.headers(info(outgoing, n)),
       (extra) => Effect.flatMap(once(outgoing, extra), (response) => after(outgoing, n, extra, response))
