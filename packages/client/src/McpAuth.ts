@@ -140,6 +140,7 @@ const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
       : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
         Effect.map((again) => again ? "retry" as const : "fail" as const)
       ),
+  onResponse: (response) => auth.onResponse(response.headers),
   holdDuring: auth.holdDuring
 })
 

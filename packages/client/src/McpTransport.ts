@@ -329,6 +329,19 @@ export interface HttpChallenge {
 }
 
 /**
+ * The head of an HTTP response, shown to `HttpAuthorizer.onResponse`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HttpResponseHead {
+  readonly status: number
+  /** The response's headers (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly request: HttpRequestInfo
+}
+
+/**
  * The seam for authorization over HTTP (no authorization logic of its own here): asked for extra headers
  * before every HTTP request the transport makes, and handed every 401/403 answer to decide whether that
  * request is sent once more (with fresh headers) or fails as it is (`McpTransportError` with the `status`).
@@ -343,6 +356,11 @@ export interface HttpAuthorizer {
     request: HttpRequestInfo
   ) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError | McpAuthError>
   readonly onChallenge: (challenge: HttpChallenge) => Effect.Effect<"retry" | "fail", McpTransportError | McpAuthError>
+  /**
+   * Optional: told the head of every HTTP response of the server, whatever its status, as it comes (e.g. to
+   * keep a `DPoP-Nonce` for the next request). Synchronous and cheap: it runs on the response path.
+   */
+  readonly onResponse?: ((response: HttpResponseHead) => void) | undefined
   /**
    * Optional: hold the connection's deadlines (`holds.pause` ... `holds.resume`) while the authorizer works on
    * time of its own, such as a person signing in in a browser, so that it is not charged to the request that

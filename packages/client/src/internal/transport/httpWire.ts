@@ -274,14 +274,27 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       cause
     })
 
-  /** Start one HTTP request: `onHead` once its head came, or `onNoResponse`. */
+  const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
+    method: outgoing.method,
+    url,
+    mcpMethod: outgoing.mcpMethod,
+    attempt
+  })
+
+  const onResponse = authorizer?.onResponse
+  /** Start one HTTP request: `onHead` once its head came (shown to the authorizer first), or `onNoResponse`. */
   const begin = (
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
     onHead: (response: WireResponse) => void,
-    onNoResponse: (error: McpTransportError) => void
+    onNoResponse: (error: McpTransportError) => void,
+    attempt = 0
   ) => {
-    const response = new WireResponse(onHead, (cause) => onNoResponse(unreachable(outgoing, cause)), draining)
+    const headed = onResponse === undefined ? onHead : (response: WireResponse) => {
+      onResponse({ status: response.status, headers: response.headers, request: info(outgoing, attempt) })
+      onHead(response)
+    }
+    const response = new WireResponse(headed, (cause) => onNoResponse(unreachable(outgoing, cause)), draining)
     response.abort = requester.start({
       method: outgoing.method,
       url,
@@ -292,19 +305,20 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   }
 
   /** One HTTP request, until its head. */
-  const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) =>
+  const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>, attempt: number) =>
     Effect.callback<WireResponse, McpTransportError>((resume) => {
       const response = begin(
         outgoing,
         extra,
         (headed) => resume(Effect.succeed(headed)),
-        (error) => resume(Effect.fail(error))
+        (error) => resume(Effect.fail(error)),
+        attempt
       )
       return Effect.sync(() => response.cancel())
     })
 
-  const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
-    const sent = Effect.flatMap(start(outgoing, extra), (response) =>
+  const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>, attempt = 0) => {
+    const sent = Effect.flatMap(start(outgoing, extra, attempt), (response) =>
       Effect.as(Effect.addFinalizer(() => Effect.sync(() => response.release())), response))
     return fetchTimeout === undefined ? sent : sent.pipe(
       Effect.timeoutOrElse({
@@ -336,13 +350,6 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     }
   }
 
-  const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
-    method: outgoing.method,
-    url,
-    mcpMethod: outgoing.mcpMethod,
-    attempt
-  })
-
   // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
   const maxRetries = 3
   /** After the answer to attempt `n`: a 401/403 goes to the authorizer, which may have it sent again. */
@@ -367,7 +374,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope> =>
     Effect.flatMap(
       authorizer.headers(info(outgoing, n)),
-      (extra) => Effect.flatMap(once(outgoing, extra), (response) => after(outgoing, n, extra, response))
+      (extra) => Effect.flatMap(once(outgoing, extra, n), (response) => after(outgoing, n, extra, response))
     )
 
   return {
