@@ -128,22 +128,19 @@ const loadEngine = () => (engineModule ??= import("./internal/auth/engine.js"))
 let loopbackModule: Promise<typeof import("./internal/auth/loopback.js")> | undefined
 const loadLoopback = () => (loopbackModule ??= import("./internal/auth/loopback.js"))
 
-/** An OAuth failure as the transport reports it: the `McpAuthError` is its cause. */
-const asTransportError = (error: McpAuthError) =>
-  new McpTransportError({ reason: "Auth", status: error.status ?? 401, detail: error.message, cause: error })
-
 /** The transport's view of one server's OAuth engine. */
 const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
-  headers: (request) => Effect.mapError(auth.headers(request.method, request.url), asTransportError),
+  // An OAuth failure fails the request as it is: the caller catches the `McpAuthError` by its tag.
+  headers: (request) => auth.headers(request.method, request.url),
   // Only a POST (a message) may start an authorization: the GET stream and the closing DELETE just carry what
   // there is.
   onChallenge: (challenge) =>
     challenge.request.method !== "POST"
       ? Effect.succeed("fail" as const)
       : auth.onChallenge(challenge.sent, challenge.status, challenge.headers).pipe(
-        Effect.map((again) => again ? "retry" as const : "fail" as const),
-        Effect.mapError(asTransportError)
+        Effect.map((again) => again ? "retry" as const : "fail" as const)
       ),
+  onResponse: (response) => auth.onResponse(response.headers),
   holdDuring: auth.holdDuring
 })
 
@@ -189,7 +186,8 @@ export const layerHttp = (
   )
 
 /**
- * The `McpAuthError` behind a failure, if it was one.
+ * The `McpAuthError` behind a failure, if it was one: the error itself, or the `cause` of an `McpTransportError`
+ * (reason `"Auth"`, as a custom `HttpAuthorizer` may report one).
  *
  * @since 0.1.0
  * @category utils

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { TypeId } from "./McpError.js"
 
 /**
  * The step of the authorization flow that failed.
@@ -21,8 +22,9 @@ export const AuthStep = Schema.Literals(["discovery", "registration", "authoriza
 export type AuthStep = typeof AuthStep.Type
 
 /**
- * An OAuth failure. On an MCP call it arrives as the `cause` of an `McpTransportError` (reason `"Auth"`);
- * `McpAuth.authErrorOf` finds it.
+ * An OAuth failure. A call that could not be authorized fails with it (a member of `McpClientError`: an Effect
+ * caller catches it with `catchTag("McpAuthError", ...)`, the Promise API rejects with it); `McpAuth.authErrorOf`
+ * also finds it as the `cause` of an `McpTransportError` (reason `"Auth"`), as a custom authorizer may report it.
  *
  * @since 0.1.0
  * @category errors
@@ -37,6 +39,7 @@ export class McpAuthError extends Schema.TaggedError<McpAuthError>()("McpAuthErr
   /** The HTTP status of the failing answer, if one came. */
   status: Schema.optional(Schema.Number)
 }) {
+  readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     const said = this.error === undefined
       ? ""

@@ -11,12 +11,14 @@
  * - `McpPaginationLimitError`: a list had more pages than the client follows.
  * - `McpInputLoopExceededError`: a modern server kept asking for input past `maxInputRounds`.
  * - `McpInputRefusedError`: a modern server asked for input that was refused and has no refusal shape.
+ * - `McpAuthError` (from `McpAuthError.ts`): an OAuth step failed (HTTP with `McpAuth`).
  * - `McpProbeStalledError`: an in-memory test server never answered `server/discover` while the clock stood still
  *   (a `TestClock`), so the probe timeout could not fire.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import type { McpAuthError } from "./McpAuthError.js"
 
 /**
  * @since 0.1.0
@@ -287,6 +289,7 @@ export type McpClientError =
   | McpInputLoopExceededError
   | McpInputRefusedError
   | McpProbeStalledError
+  | McpAuthError
 
 /**
  * @since 0.1.0

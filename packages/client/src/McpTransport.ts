@@ -27,6 +27,7 @@ import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Scope from "effect/Scope"
 import * as environment from "./internal/transport/environment.js"
 import * as memory from "./internal/transport/memory.js"
+import type { McpAuthError } from "./McpAuthError.js"
 import type { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "./McpError.js"
 import type { JsonObject, OutboundMessage, RequestId } from "./McpSchema.js"
 
@@ -85,7 +86,10 @@ export interface Receiver {
    * The answer to this request will never come: its HTTP request failed, its response stream broke, or it was
    * past `maxMessageBytes` and was dropped (`McpInvalidResponseError`).
    */
-  readonly failed: (requestId: RequestId, error: McpTransportError | McpServerGoneError | McpInvalidResponseError) => void
+  readonly failed: (
+    requestId: RequestId,
+    error: McpTransportError | McpAuthError | McpServerGoneError | McpInvalidResponseError
+  ) => void
 }
 
 /**
@@ -104,7 +108,7 @@ export interface Connection {
     message: OutboundMessage,
     context: SendContext,
     scope?: Scope.Scope
-  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError>
+  ) => Effect.Effect<void, McpTransportError | McpAuthError | McpServerGoneError | McpClosedError>
   /**
    * Start handing what the server sends to `receiver` (called once; a reader it needs lives in the scope).
    * Everything received before the connection ends is handed over before `ended` completes.
@@ -325,18 +329,38 @@ export interface HttpChallenge {
 }
 
 /**
+ * The head of an HTTP response, shown to `HttpAuthorizer.onResponse`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HttpResponseHead {
+  readonly status: number
+  /** The response's headers (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly request: HttpRequestInfo
+}
+
+/**
  * The seam for authorization over HTTP (no authorization logic of its own here): asked for extra headers
  * before every HTTP request the transport makes, and handed every 401/403 answer to decide whether that
  * request is sent once more (with fresh headers) or fails as it is (`McpTransportError` with the `status`).
  * Its headers go over `HttpOptions.headers`; the transport's own (`Mcp-*`, `Accept`, `Content-Type`) win.
- * A failure of either function fails the request with that error.
+ * A failure of either function fails the request with that error (`McpAuth`'s is an `McpAuthError`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface HttpAuthorizer {
-  readonly headers: (request: HttpRequestInfo) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
-  readonly onChallenge: (challenge: HttpChallenge) => Effect.Effect<"retry" | "fail", McpTransportError>
+  readonly headers: (
+    request: HttpRequestInfo
+  ) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError | McpAuthError>
+  readonly onChallenge: (challenge: HttpChallenge) => Effect.Effect<"retry" | "fail", McpTransportError | McpAuthError>
+  /**
+   * Optional: told the head of every HTTP response of the server, whatever its status, as it comes (e.g. to
+   * keep a `DPoP-Nonce` for the next request). Synchronous and cheap: it runs on the response path.
+   */
+  readonly onResponse?: ((response: HttpResponseHead) => void) | undefined
   /**
    * Optional: hold the connection's deadlines (`holds.pause` ... `holds.resume`) while the authorizer works on
    * time of its own, such as a person signing in in a browser, so that it is not charged to the request that

@@ -143,6 +143,12 @@ describe("hostile stdio servers: no process left behind (item 1)", () => {
       assert.isTrue(await waitFor(() => livingTagged(tag).length === 5, 3000), `tree: ${livingTagged(tag).length}`)
     }))
 
+  it("a server with children in sessions of their own (setsid): found by parent pid, gone after close()", () =>
+    withServer(["--session-children", "2", "--depth", "2"], {}, async (client, tag) => {
+      await client.callTool("echo", { text: "x" })
+      assert.isTrue(await waitFor(() => livingTagged(tag).length === 5, 3000), `tree: ${livingTagged(tag).length}`)
+    }))
+
   it("a server killed by a signal, leaving children: the children are gone after close()", () =>
     withServer([], {}, async (client, tag) => {
       await client.callTool("spawn_children", { count: 2, depth: 2 })

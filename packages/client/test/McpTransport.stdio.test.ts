@@ -7,7 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { messages, receive } from "./fixtures/connection.js"
-import { running, waitFor } from "./fixtures/hostile.js"
+import { hostile, livingTagged, newTag, reap, running, waitFor } from "./fixtures/hostile.js"
 import { isAlive } from "./fixtures/util.js"
 
 /** Both stdio transports: the portable one (`effect/process` `ChildProcess`) and Node's (`child_process`). */
@@ -28,6 +28,21 @@ const node = (script: string, extra: Partial<McpTransport.StdioOptions> = {}): M
 
 
 describe(`stdio transport (${name})`, () => {
+  it.live("children the server started in sessions of their own (setsid) are ended with the connection", () =>
+    Effect.gen(function*() {
+      const tag = newTag()
+      const scope = yield* Scope.make()
+      yield* connect({ ...hostile(tag, ["--session-children", "2", "--depth", "2"]), shutdownTimeout: "500 millis" }).pipe(
+        Scope.provide(scope)
+      )
+      const tree = yield* Effect.promise(() => waitFor(() => livingTagged(tag).length === 5, 3000))
+      yield* Scope.close(scope, Exit.void)
+      yield* Effect.promise(() => waitFor(() => livingTagged(tag).length === 0, 3000))
+      const left = yield* Effect.promise(() => reap(tag))
+      assert.isTrue(tree, "the server and its four descendants ran")
+      assert.deepStrictEqual(left, [], "processes left behind")
+    }))
+
   it.live("frames newline-delimited JSON both ways, multi-byte characters intact", () =>
     Effect.gen(function*() {
       const connection = yield* connect(node("process.stdin.pipe(process.stdout)"))

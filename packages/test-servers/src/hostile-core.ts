@@ -99,12 +99,14 @@ export const numberArg = (args: JsonObject, key: string, fallback: number): numb
  * A child that does nothing but live, carrying `tag` in its command line so that a test finds it (and its own
  * child, down to `depth`) wherever it was reparented to. Same process group as the server.
  */
-export const spawnIdleChild = (tag: string, depth: number): number | undefined => {
+export const spawnIdleChild = (tag: string, depth: number, detached = false): number | undefined => {
   const script =
     "const [s, t, d] = process.argv.slice(-3); if (+d > 1) require('child_process').spawn(process.execPath, " +
     "['-e', s, '--', s, t, String(+d - 1)], { stdio: 'ignore' }); setInterval(() => {}, 1 << 30)"
+  // `detached`: a session of its own (setsid), outside the server's process group.
   const child = spawn(process.execPath, ["-e", script, "--", script, `hostile-child-${tag}`, String(depth)], {
-    stdio: "ignore"
+    stdio: "ignore",
+    detached
   })
   child.unref()
   return child.pid

@@ -29,6 +29,8 @@ interface Options {
   invalidUtf8: boolean
   duplicate: boolean
   children: number
+  /** Children started in a session of their own (setsid): outside the server's process group. */
+  sessionChildren: number
   depth: number
   ignoreStdinClose: boolean
   stderrFlood: number
@@ -46,6 +48,7 @@ const parse = (argv: ReadonlyArray<string>): Options => {
     invalidUtf8: false,
     duplicate: false,
     children: 0,
+    sessionChildren: 0,
     depth: 1,
     ignoreStdinClose: false,
     stderrFlood: 0,
@@ -77,6 +80,9 @@ const parse = (argv: ReadonlyArray<string>): Options => {
         break
       case "--children":
         options.children = Number(value())
+        break
+      case "--session-children":
+        options.sessionChildren = Number(value())
         break
       case "--depth":
         options.depth = Number(value())
@@ -362,6 +368,7 @@ const start = () => {
 }
 
 for (let i = 0; i < options.children; i++) spawnIdleChild(options.tag, options.depth)
+for (let i = 0; i < options.sessionChildren; i++) spawnIdleChild(options.tag, options.depth, true)
 if (options.stderrFlood > 0) {
   const line = "noise ".repeat(170) + "\n"
   for (let sent = 0; sent < options.stderrFlood; sent += line.length) process.stderr.write(line)

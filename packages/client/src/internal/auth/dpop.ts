@@ -60,6 +60,20 @@ export const proof = (key: DpopKey, method: string, url: URL, accessToken: strin
       .sign(key.keyPair.privateKey)
   })
 
+/** The `nonce` claim of a proof this client made, if it carried one. @internal */
+export const proofNonce = (proof: string | undefined): string | undefined => {
+  const payload = proof?.split(".")[1]
+  if (payload === undefined) return undefined
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
+    return typeof claims === "object" && claims !== null && "nonce" in claims && typeof claims.nonce === "string"
+      ? claims.nonce
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const algOf = (key: CryptoKey): string => {
   const algorithm = key.algorithm as { name: string; namedCurve?: string; hash?: { name: string } }
   if (algorithm.name === "Ed25519") return "EdDSA"

@@ -15,7 +15,7 @@ import type { DeadlineHolds } from "../../McpTransport.js"
 import { redact } from "../redact.js"
 import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
-import { proof } from "./dpop.js"
+import { proof, proofNonce } from "./dpop.js"
 import * as grants from "./grants.js"
 import type { AuthOptions, JwtBearer } from "./options.js"
 import * as S from "./session.js"
@@ -42,6 +42,8 @@ export interface Engine {
    * them, a token renewed while this challenge waited its turn counts as newer than the one sent).
    */
   readonly onChallenge: (sent: Headers | undefined, status: number, headers: Headers) => Effect.Effect<boolean, McpAuthError>
+  /** The head of any answer of the MCP server: a `DPoP-Nonce` it carries is kept for the next proof. */
+  readonly onResponse: (headers: Headers) => void
   /** A connection's deadlines, held while an authorization runs, for the life of the scope. */
   readonly holdDuring: (holds: DeadlineHolds) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -293,9 +295,11 @@ const challenged = (
     if (info.schemes.includes("dpop")) state.dpopOffered = true
     if (status === 401 && info.error === "use_dpop_nonce" && state.dpop !== undefined) {
       const nonce = responseHeaders["dpop-nonce"]
-      if (nonce === undefined || nonce === state.dpop.rsNonce) return false
+      if (nonce === undefined) return false
       state.dpop.rsNonce = nonce
-      return true
+      // Sent again only with a nonce the refused proof did not carry (the answer's head may have been seen
+      // already, so the kept nonce says nothing about the refused request).
+      return proofNonce(sent?.["dpop"]) !== nonce
     }
     // Another request already got a newer token: just send this one again.
     const current = S.authorizationValue(session)
@@ -333,5 +337,9 @@ export const make = (server: URL, options: AuthOptions, store: Store): Effect.Ef
           cleaned(session, [...held, sent?.["authorization"]])
         )
       }),
+    onResponse: (responseHeaders) => {
+      const nonce = responseHeaders["dpop-nonce"]
+      if (nonce !== undefined && nonce !== "" && session.state.dpop !== undefined) session.state.dpop.rsNonce = nonce
+    },
     holdDuring: (holds) => S.holdDuring(session, holds)
   }))

@@ -150,6 +150,8 @@ export const describeClientError = (tool: string, error: McpClientError): string
       return `Tool "${tool}" could not be run: ${error.message}.`
     case "McpProbeStalledError":
       return `Tool "${tool}" could not be run: its in-memory test server never answered server/discover.`
+    case "McpAuthError":
+      return `Tool "${tool}" could not be run: the client is not authorized at its server (${error.message}).`
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type McpTimeoutError,
   type McpTransportError
 } from "../../McpError.js"
+import type { McpAuthError } from "../../McpAuthError.js"
 import { isRecord, type RequestId } from "../../McpSchema.js"
 import type { MessageMeta, SendContext } from "../../McpTransport.js"
 import type * as Deadline from "./deadline.js"
@@ -25,6 +26,7 @@ export type AnswerError =
   | McpClosedError
   | McpTimeoutError
   | McpTransportError
+  | McpAuthError
   | McpInvalidResponseError
 
 /** @internal */

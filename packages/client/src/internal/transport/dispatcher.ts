@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
+import type { McpAuthError } from "../../McpAuthError.js"
 import { McpInvalidResponseError, type McpServerGoneError, type McpTransportError } from "../../McpError.js"
 import {
   decodeWire,
@@ -59,7 +60,7 @@ type Item =
   | {
     readonly _tag: "Failed"
     readonly id: RequestId
-    readonly error: McpTransportError | McpServerGoneError | McpInvalidResponseError
+    readonly error: McpTransportError | McpAuthError | McpServerGoneError | McpInvalidResponseError
   }
   | { readonly _tag: "End"; readonly reason: Ended }
 

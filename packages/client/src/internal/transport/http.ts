@@ -652,7 +652,7 @@ const getOnce = (state: State, position: Position): Effect.Effect<GetOutcome, Mc
       })
       return received ? "ended" as const : "quiet" as const
     })
-  ).pipe(Effect.catchTag("McpTransportError", () => Effect.succeed("failed" as const)))
+  ).pipe(Effect.catchTag(["McpTransportError", "McpAuthError"], () => Effect.succeed("failed" as const)))
 
 const getStream = (state: State) =>
   Effect.gen(function*() {

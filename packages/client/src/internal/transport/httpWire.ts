@@ -6,6 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type { McpAuthError } from "../../McpAuthError.js"
 import { McpTransportError } from "../../McpError.js"
 import type { HttpOptions, HttpRequestInfo } from "../../McpTransport.js"
 import type * as requester from "./httpRequester.js"
@@ -231,7 +232,7 @@ export interface Wire {
    * Make one HTTP request (and, when the authorizer asks, again after a 401/403, at most 3 times); the
    * response is released with the scope.
    */
-  readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
+  readonly execute: (outgoing: Outgoing) => Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope>
   /** Cancel the responses still finishing on their own (the connection closes). */
   readonly close: () => void
   /** `text` (from the server) without the credentials this connection sent lately. */
@@ -241,7 +242,9 @@ export interface Wire {
    * first attempt, `begin` the request with them, and, after its head, `challenged` (a 401/403 goes to the
    * authorizer, which may have the request sent again; otherwise the response as it is).
    */
-  readonly headersFor: (outgoing: Outgoing) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError>
+  readonly headersFor: (
+    outgoing: Outgoing
+  ) => Effect.Effect<Readonly<Record<string, string>>, McpTransportError | McpAuthError>
   readonly begin: (
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
@@ -252,7 +255,7 @@ export interface Wire {
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
     response: WireResponse
-  ) => Effect.Effect<WireResponse, McpTransportError, Scope.Scope>
+  ) => Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope>
 }
 
 /** @internal */
@@ -271,14 +274,27 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       cause
     })
 
-  /** Start one HTTP request: `onHead` once its head came, or `onNoResponse`. */
+  const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
+    method: outgoing.method,
+    url,
+    mcpMethod: outgoing.mcpMethod,
+    attempt
+  })
+
+  const onResponse = authorizer?.onResponse
+  /** Start one HTTP request: `onHead` once its head came (shown to the authorizer first), or `onNoResponse`. */
   const begin = (
     outgoing: Outgoing,
     extra: Readonly<Record<string, string>>,
     onHead: (response: WireResponse) => void,
-    onNoResponse: (error: McpTransportError) => void
+    onNoResponse: (error: McpTransportError) => void,
+    attempt = 0
   ) => {
-    const response = new WireResponse(onHead, (cause) => onNoResponse(unreachable(outgoing, cause)), draining)
+    const headed = onResponse === undefined ? onHead : (response: WireResponse) => {
+      onResponse({ status: response.status, headers: response.headers, request: info(outgoing, attempt) })
+      onHead(response)
+    }
+    const response = new WireResponse(headed, (cause) => onNoResponse(unreachable(outgoing, cause)), draining)
     response.abort = requester.start({
       method: outgoing.method,
       url,
@@ -289,19 +305,20 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   }
 
   /** One HTTP request, until its head. */
-  const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) =>
+  const start = (outgoing: Outgoing, extra: Readonly<Record<string, string>>, attempt: number) =>
     Effect.callback<WireResponse, McpTransportError>((resume) => {
       const response = begin(
         outgoing,
         extra,
         (headed) => resume(Effect.succeed(headed)),
-        (error) => resume(Effect.fail(error))
+        (error) => resume(Effect.fail(error)),
+        attempt
       )
       return Effect.sync(() => response.cancel())
     })
 
-  const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>) => {
-    const sent = Effect.flatMap(start(outgoing, extra), (response) =>
+  const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>, attempt = 0) => {
+    const sent = Effect.flatMap(start(outgoing, extra, attempt), (response) =>
       Effect.as(Effect.addFinalizer(() => Effect.sync(() => response.release())), response))
     return fetchTimeout === undefined ? sent : sent.pipe(
       Effect.timeoutOrElse({
@@ -333,13 +350,6 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     }
   }
 
-  const info = (outgoing: Outgoing, attempt: number): HttpRequestInfo => ({
-    method: outgoing.method,
-    url,
-    mcpMethod: outgoing.mcpMethod,
-    attempt
-  })
-
   // Sent again at most this many times: an authorization, then e.g. a DPoP nonce the server asks for.
   const maxRetries = 3
   /** After the answer to attempt `n`: a 401/403 goes to the authorizer, which may have it sent again. */
@@ -348,7 +358,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     n: number,
     extra: Readonly<Record<string, string>>,
     response: WireResponse
-  ): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> => {
+  ): Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope> => {
     if ((response.status !== 401 && response.status !== 403) || n >= maxRetries) return Effect.succeed(response)
     return authorizer.onChallenge({
       status: response.status,
@@ -361,10 +371,10 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
       return run(outgoing, n + 1)
     }))
   }
-  const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError, Scope.Scope> =>
+  const run = (outgoing: Outgoing, n: number): Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope> =>
     Effect.flatMap(
       authorizer.headers(info(outgoing, n)),
-      (extra) => Effect.flatMap(once(outgoing, extra), (response) => after(outgoing, n, extra, response))
+      (extra) => Effect.flatMap(once(outgoing, extra, n), (response) => after(outgoing, n, extra, response))
     )
 
   return {

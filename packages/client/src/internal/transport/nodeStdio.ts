@@ -78,9 +78,15 @@ const exited = (child: ChildProcess, grace: Duration.Duration) =>
     return Effect.sync(() => child.off("exit", done))
   }).pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
 
-/** Close stdin, wait; SIGTERM to the group, wait; SIGKILL; then what is left of the group. */
+/**
+ * Close stdin, wait; SIGTERM to the group, wait; SIGKILL; then what is left of the group, and the descendants
+ * the server started outside its group (`setsid`), found by parent pid while it was still alive.
+ */
 const shutdown = (child: ChildProcess, grace: Duration.Duration) =>
   Effect.gen(function*() {
+    const outside = child.pid !== undefined && child.exitCode === null && child.signalCode === null
+      ? ProcessGroups.outsideDescendants(child.pid)
+      : []
     child.stdin?.end()
     if (!(yield* exited(child, grace))) {
       signalGroup(child, "SIGTERM")
@@ -90,6 +96,7 @@ const shutdown = (child: ChildProcess, grace: Duration.Duration) =>
       }
     }
     if (child.pid !== undefined) yield* ProcessGroups.terminate(child.pid, grace)
+    yield* ProcessGroups.terminatePids(outside, grace)
   })
 
 const start = (options: StdioOptions) =>

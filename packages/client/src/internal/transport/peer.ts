@@ -20,6 +20,7 @@ import {
   McpTimeoutError,
   type McpTransportError
 } from "../../McpError.js"
+import type { McpAuthError } from "../../McpAuthError.js"
 import type { JsonObject, Notification, OutboundMessage, RequestId } from "../../McpSchema.js"
 import type { Connection, SendContext } from "../../McpTransport.js"
 import { type AnswerError, Correlator, type Ended, Pending, type RequestOptions } from "./correlator.js"
@@ -42,6 +43,7 @@ export type RequestError =
   | McpServerGoneError
   | McpClosedError
   | McpTransportError
+  | McpAuthError
   | McpInvalidResponseError
 
 /** @internal */
@@ -57,7 +59,7 @@ export interface Peer {
     method: string,
     params: JsonObject | undefined,
     context: SendContext
-  ) => Effect.Effect<void, McpTransportError | McpServerGoneError | McpClosedError>
+  ) => Effect.Effect<void, McpTransportError | McpAuthError | McpServerGoneError | McpClosedError>
   /** A progress report for request `id` came: a request whose timeout progress resets gets it afresh. */
   readonly progressed: (id: RequestId) => void
   /** Completes once the connection has ended and every request in flight has been failed. */

@@ -105,6 +105,89 @@ export const hasRunningMembers = (pgid: number): boolean => {
   return false
 }
 
+/** Each process's parent and state, from /proc (Linux); empty elsewhere. */
+const processTable = (): Map<number, { readonly ppid: number; readonly pgrp: number; readonly zombie: boolean }> => {
+  const table = new Map<number, { readonly ppid: number; readonly pgrp: number; readonly zombie: boolean }>()
+  let entries: Array<string>
+  try {
+    entries = fs.readdirSync("/proc")
+  } catch {
+    return table
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      table.set(Number(entry), { ppid: Number(fields[1]), pgrp: Number(fields[2]), zombie: fields[0] === "Z" })
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return table
+}
+
+/**
+ * The descendants of `pid` (by parent pid, Linux) that are not in its process group: children it started in a
+ * session or group of their own (`setsid`), which a signal to the group misses. Read while `pid` is alive: once
+ * it is gone they belong to init. @internal
+ */
+export const outsideDescendants = (pid: number): ReadonlyArray<number> => {
+  const table = processTable()
+  const children = new Map<number, Array<number>>()
+  for (const [child, info] of table) {
+    const siblings = children.get(info.ppid)
+    if (siblings === undefined) children.set(info.ppid, [child])
+    else siblings.push(child)
+  }
+  const found: Array<number> = []
+  const queue = [pid]
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const child of children.get(next) ?? []) {
+      if (table.get(child)?.pgrp !== pid) found.push(child)
+      queue.push(child)
+    }
+  }
+  return found
+}
+
+const running = (pid: number) => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+  } catch {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+const signalPid = (pid: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(pid, signal)
+  } catch {
+    // gone
+  }
+}
+
+/** End processes found by `outsideDescendants`: SIGTERM, up to `grace` of real time, SIGKILL. @internal */
+export const terminatePids = (pids: ReadonlyArray<number>, grace: Duration.Duration): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    let left = pids.filter(running)
+    if (left.length === 0) return
+    for (const pid of left) signalPid(pid, "SIGTERM")
+    const deadline = Date.now() + Duration.toMillis(grace)
+    while (Date.now() < deadline) {
+      yield* realSleep(25)
+      left = left.filter(running)
+      if (left.length === 0) return
+    }
+    for (const pid of left) signalPid(pid, "SIGKILL")
+  })
+
 const realSleep = (millis: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, millis)))
 
 /**

@@ -7,7 +7,8 @@
  * spawner signals the whole group (SIGTERM, then SIGKILL after `shutdownTimeout`), whatever the server left
  * behind. Before that, this transport's own finalizer asks the server to stop as the spec says: close stdin,
  * wait; then the spawner's `kill` (SIGTERM to the group, wait, SIGKILL). Nothing here signals a process
- * itself. (The Node fast path, `nodeStdio.ts`, spawns with `node:child_process` and leaves the group to
+ * itself, except the server's descendants outside its group (`setsid`), found by parent pid and ended at close.
+ * (The Node fast path, `nodeStdio.ts`, spawns with `node:child_process` and leaves the group to
  * `processGroups.ts` instead.)
  */
 import * as Cause from "effect/Cause"
@@ -29,6 +30,7 @@ import { childEnvironment } from "./environment.js"
 import { deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
+import * as ProcessGroups from "./processGroups.js"
 
 const appendTail = (max: number) => (tail: Uint8Array, chunk: Uint8Array): Uint8Array => {
   if (chunk.length >= max) return chunk.slice(chunk.length - max)
@@ -256,6 +258,16 @@ const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], op
     const writer = yield* startWriter(link)
     yield* watchExit(link, stderr.fiber)
     yield* Effect.addFinalizer(() => shutdown(link, writer))
+    // Runs first (finalizers run in reverse): while the server is alive, its descendants outside its group
+    // (`setsid`), which the spawner's signal to the group misses, found by parent pid and ended.
+    yield* Effect.addFinalizer(() =>
+      proc.isRunning.pipe(
+        Effect.orElseSucceed(() => false),
+        Effect.flatMap((alive) =>
+          alive ? ProcessGroups.terminatePids(ProcessGroups.outsideDescendants(Number(proc.pid)), grace) : Effect.void
+        )
+      )
+    )
     const connection: Connection = {
       kind: "stdio",
       send: send(link),
