@@ -60,6 +60,22 @@ describe("outputSchema", () => {
   }
 })
 
+describe("outputSchema before any listing", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it.effect(`${era}: callTool fetches the catalogue once and checks the result against the tool's outputSchema`, () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const bad = yield* Effect.flip(client.callTool("weather", { mode: "bad" }))
+        assert.strictEqual(bad._tag, "McpInvalidResponseError")
+        assert.match(bad.message, /structuredContent of tool weather does not match its outputSchema/)
+        const good = yield* client.callTool("weather", { mode: "good" })
+        assert.deepStrictEqual(good.structuredContent, { temperature: 21, sky: "clear" })
+        const missing = yield* Effect.flip(client.callTool("weather", { mode: "none" }))
+        assert.match(missing.message, /declares an outputSchema but its result has no structuredContent/)
+      }).pipe(Effect.provide(serverOf(era).layer())))
+  }
+})
+
 describe("outputSchema bounds", () => {
   it.effect("maxOutputSchemaBytes: a schema above it is not used; the call is answered, with a diagnostic", () =>
     Effect.gen(function*() {

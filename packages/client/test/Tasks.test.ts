@@ -113,6 +113,28 @@ describe("legacy tasks", () => {
       assert.deepStrictEqual(asked, ["tasks/get"])
     }))
 
+  it.effect("a required-task tool called before any listing: the catalogue is fetched once, the call is a task", () =>
+    Effect.gen(function*() {
+      // The server is shared by the tests of this file: count what this test adds.
+      const callsBefore = (yield* server.requests("tools/call")).length
+      const listsBefore = (yield* server.requests("tools/list")).length
+      const fiber = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const first = yield* client.callTool("render", { scene: "castle" })
+        const second = yield* client.callTool("render", { scene: "moon" })
+        return [first, second]
+      }).pipe(Effect.provide(server.layer()), Effect.forkChild)
+      for (let i = 0; i < 12; i++) yield* advance("500 millis")
+      const results = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(
+        results.map((result) => result.content[0]?.type === "text" ? result.content[0].text : ""),
+        ["rendered castle", "rendered moon"]
+      )
+      const calls = (yield* server.requests("tools/call")).slice(callsBefore)
+      assert.deepStrictEqual(calls.map((call) => paramsOf(call)["task"]), [{}, {}])
+      assert.strictEqual((yield* server.requests("tools/list")).length - listsBefore, 1)
+    }))
+
   it.effect("interrupting the call cancels the task with tasks/cancel", () =>
     Effect.gen(function*() {
       const kit = McpTestServer.make(server.definition)

@@ -103,6 +103,8 @@ describe("tracing", () => {
       const children = spans.filter((s) => s.parentId === operation.spanId)
       const probe = children.find((s) => s.name === "mcp.era_probe")
       assert.isDefined(probe)
+      // The tool was not listed yet: the catalogue is fetched inside the call, after the probe.
+      assert.isDefined(children.find((s) => s.name === "tools/list"))
       const rounds = children.filter((s) => s.name === "tools/call request")
       assert.deepStrictEqual(rounds.map((r) => r.attributes.get("mcp.input.round")), [0, 1, 2])
       const ids = rounds.map((r) => r.attributes.get("jsonrpc.request.id"))

@@ -16,12 +16,15 @@ import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 
 /**
- * Where a call's request goes and what headers it carries, known once the session is (`undefined`: none, with
- * no effect to run). @internal
+ * How a call goes, decided inside its operation once the session is known: its rounds with these headers, or
+ * another way to its final result (a legacy task). @internal
  */
-export type HeadersFor = (
-  current: Session
-) => Effect.Effect<Readonly<Record<string, string>> | undefined, McpClientError> | undefined
+export type Plan =
+  | { readonly _tag: "Rounds"; readonly headers: Readonly<Record<string, string>> | undefined }
+  | { readonly _tag: "Instead"; readonly result: Effect.Effect<unknown, McpClientError> }
+
+/** The call's `Plan` once the session is known (`undefined`: rounds without headers, with no effect to run). @internal */
+export type PlanFor = (current: Session) => Effect.Effect<Plan, McpClientError> | undefined
 
 /** @internal */
 export type { Round } from "./inputRounds.js"
@@ -40,7 +43,7 @@ export interface Requests {
     method: string,
     params: JsonObject,
     callOptions?: CallOptions,
-    headersFor?: HeadersFor
+    planFor?: PlanFor
   ) => Effect.Effect<Round, McpClientError>
   /** The call's timeout. */
   readonly timeoutOf: (callOptions: CallOptions | undefined) => Duration.Duration
@@ -222,11 +225,24 @@ export const make = (
     )
   }
 
+  /** Every round of a call; headers come from the original params, so every round carries the same ones. */
+  const rounds = (
+    current: Session,
+    method: string,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    headers: Readonly<Record<string, string>> | undefined
+  ) => {
+    const step = round(current, method, params, callOptions, headers)
+    // Most calls end in the first round: the loop starts only for `input_required`.
+    return Effect.flatMap(step(FIRST), (state) => state.result !== undefined ? Effect.succeed(state) : loop(step, state))
+  }
+
   /**
    * Each retry is a new request: a fresh id, the full envelope, `inputResponses` keyed like the requests and
    * `requestState` echoed as it came (absent when the server sent none).
    */
-  const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions, headersFor?: HeadersFor) =>
+  const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions, planFor?: PlanFor) =>
     traced(
       context,
       method,
@@ -235,18 +251,16 @@ export const make = (
         session,
         (current) =>
         {
-          const rounds = (headers: Readonly<Record<string, string>> | undefined) => {
-            const step = round(current, method, params, callOptions, headers)
-            // Most calls end in the first round: the loop starts only for `input_required`.
-            const all = Effect.flatMap(step(FIRST), (state) =>
-              state.result !== undefined ? Effect.succeed(state) : loop(step, state))
+          const follow = (plan: Plan | undefined) => {
+            const all = plan?._tag === "Instead"
+              ? Effect.map(plan.result, (result): Round => ({ ...FIRST, result }))
+              : rounds(current, method, params, callOptions, plan?.headers)
             return telemetry === undefined
               ? all
               : Effect.andThen(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
           }
-          // Headers come from the original params, so every round carries the same ones.
-          const headers = headersFor?.(current)
-          return headers === undefined ? rounds(undefined) : Effect.flatMap(headers, rounds)
+          const plan = planFor?.(current)
+          return plan === undefined ? follow(undefined) : Effect.flatMap(plan, follow)
         },
         method,
         callOptions

@@ -3,6 +3,7 @@
  * out, the others' headers are mirrored on every call) and calling (a header mismatch lists again and retries
  * once).
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type { CallOptions, ListOptions } from "../../McpClient.js"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
@@ -16,7 +17,7 @@ import type { ClientContext } from "./context.js"
 import { decodeCallToolResult } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Progress } from "./progress.js"
-import type { Requests } from "./request.js"
+import type { Plan, PlanFor, Requests } from "./request.js"
 import { invalidCall } from "./arguments.js"
 
 /** @internal */
@@ -48,11 +49,17 @@ export const make = (
   const checkOutput = outputSchema.makeChecker({ maxSchemaBytes: context.options.maxOutputSchemaBytes })
   /** Tools the server said must be called as tasks (legacy `execution.taskSupport: "required"`). */
   const taskTools = new Set<string>()
+  /** The names of the last listing: a tool not among them is not known yet. */
+  const known = new Set<string>()
+  /** The catalogue fetched for a call (once per client), which the calls of unknown tools wait for. */
+  let fetched: Deferred.Deferred<void> | undefined
 
   const remember = (tools: ReadonlyArray<Tool>) => {
     outputSchemas.clear()
     taskTools.clear()
+    known.clear()
     for (const tool of tools) {
+      known.add(tool.name)
       if (tool.outputSchema !== undefined) outputSchemas.set(tool.name, tool.outputSchema)
       if (Tasks.requiresTask(tool)) taskTools.add(tool.name)
     }
@@ -87,7 +94,8 @@ export const make = (
 
   const mirroredHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) =>
     Effect.gen(function*() {
-      if (refresh || !catalogue.has(name)) {
+      // Not again when the catalogue was just fetched for this call (`knowTool`).
+      if (refresh || (!catalogue.has(name) && fetched === undefined)) {
         // Without a catalogue no header can be mirrored: the call goes without, and a server that needs
         // them answers -32020, which retries once after a fresh listing.
         yield* listTools({ refresh }).pipe(
@@ -100,6 +108,25 @@ export const make = (
       }
       const tool = catalogue.get(name)
       return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
+    })
+
+  /**
+   * Before calling a tool the client does not know: the catalogue, fetched once (a task tool, an
+   * `outputSchema`), shared by the calls that come meanwhile. A listing that fails does not fail the call: it
+   * goes as it is (logged at debug level). The listing is an ordinary one (a modern answer's cache hints apply; a
+   * legacy answer is never cached).
+   */
+  const knowTool = (name: string): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (known.has(name)) return Effect.void
+      if (fetched !== undefined) return Deferred.await(fetched)
+      const done = Deferred.makeUnsafe<void>()
+      fetched = done
+      return listTools(undefined).pipe(
+        Effect.asVoid,
+        Effect.catch((error) => Effect.logDebug(`mcp: no catalogue before tools/call ${name}: ${error.message}`)),
+        Effect.ensuring(Deferred.succeed(done, undefined))
+      )
     })
 
   /** The result decoded, and checked against the tool's `outputSchema` when the catalogue gave one. */
@@ -149,6 +176,35 @@ export const make = (
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
 
+  const rounds = (headers: Readonly<Record<string, string>> | undefined): Plan => ({ _tag: "Rounds", headers })
+
+  /** A legacy task when the server takes tool tasks; plain rounds (no mirrored headers) otherwise. */
+  const taskPlan = (current: Session, params: JsonObject, callOptions: CallOptions | undefined): Plan =>
+    current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
+      ? { _tag: "Instead", result: callAsTask(current, params, callOptions) }
+      : rounds(undefined)
+
+  const headersPlan = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) => {
+    const headers = toolHeaders(name, args, refresh)(current)
+    return headers === undefined ? undefined : Effect.map(headers, rounds)
+  }
+
+  /**
+   * A tool the client does not know yet: inside the `tools/call` operation, once the session is known (the era
+   * probe stays under the operation), the catalogue is fetched (`knowTool`), then the call goes as a task or
+   * with its mirrored headers.
+   */
+  const unknownPlan = (name: string, args: JsonObject | undefined, params: JsonObject, callOptions: CallOptions | undefined) =>
+  (current: Session): Effect.Effect<Plan, McpClientError> =>
+    Effect.andThen(
+      knowTool(name),
+      Effect.suspend(() =>
+        taskTools.has(name)
+          ? Effect.succeed(taskPlan(current, params, callOptions))
+          : headersPlan(name, args, false)(current) ?? Effect.succeed(rounds(undefined))
+      )
+    )
+
   /**
    * Whether the call is a task is decided when it runs, not when it is built: `Effect.andThen(listTools(),
    * callTool(...))` builds the call before the listing that says the tool is a task.
@@ -158,25 +214,37 @@ export const make = (
       const invalid = invalidCall("tools/call", "tool name", name, args)
       if (invalid !== undefined) return Effect.fail(invalid)
       const params = args === undefined ? { name } : { name, arguments: args }
-      if (taskTools.has(name)) {
-        return Effect.flatMap(session, (current) =>
-          current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
-            ? callAsTask(current, params, callOptions)
-            : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
-            Effect.flatMap(decoded(name))
-          )
+      if (!known.has(name)) {
+        return withRetry(name, args, params, callOptions, unknownPlan(name, args, params, callOptions))
       }
-      const call = (refresh: boolean) =>
-        requests.requestWithInput("tools/call", params, callOptions, toolHeaders(name, args, refresh))
-      return call(false).pipe(
-        // A header mismatch may mean the schema changed: list the tools again and retry once.
-        Effect.catchIf(
-          (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch,
-          () => telemetry === undefined ? call(true) : telemetry.retry("tools/call", "header mismatch (-32020)", call(true))
-        ),
-        Effect.flatMap((last) => decoded(name)(last.result))
-      )
+      if (taskTools.has(name)) {
+        return Effect.flatMap(session, (current) => {
+          const plan = taskPlan(current, params, callOptions)
+          return plan._tag === "Instead"
+            ? plan.result
+            : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)
+        }).pipe(Effect.flatMap(decoded(name)))
+      }
+      return withRetry(name, args, params, callOptions, headersPlan(name, args, false))
     })
+
+  /** The call, its result decoded; a header mismatch may mean the schema changed: list again and retry once. */
+  const withRetry = (
+    name: string,
+    args: JsonObject | undefined,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    plan: PlanFor
+  ) => {
+    const retry = requests.requestWithInput("tools/call", params, callOptions, headersPlan(name, args, true))
+    return requests.requestWithInput("tools/call", params, callOptions, plan).pipe(
+      Effect.catchIf(
+        (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch && !taskTools.has(name),
+        () => telemetry === undefined ? retry : telemetry.retry("tools/call", "header mismatch (-32020)", retry)
+      ),
+      Effect.flatMap((last) => decoded(name)(last.result))
+    )
+  }
 
   return { listTools, callTool }
 }
