@@ -15,16 +15,15 @@ import * as Exit from "effect/Exit"
 import * as Redis from "effect/persistence/Redis"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as taskStore from "../src/internal/fleet/taskStore.js"
 import { type LegacyTaskServer, startLegacyTaskServer } from "./fixtures/legacyTaskServer.js"
+import { bundleWorker } from "./fixtures/bundleWorker.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet task tests skipped: no redis-server on this machine (.ci/run installs it)")
 
-const root = path.resolve(import.meta.dirname, "../../..")
 const KEY = randomBytes(32).toString("base64")
 
 let redis: RedisServer | undefined
@@ -32,26 +31,7 @@ let script = ""
 beforeAll(async () => {
   if (!haveRedis) return
   redis = await startRedis()
-  const esbuild = await import("esbuild")
-  script = path.join(root, "node_modules/.cache/mcp-effect-fleet/task-worker.mjs")
-  await esbuild.build({
-    entryPoints: [path.join(import.meta.dirname, "fixtures/fleetTaskWorker.ts")],
-    outfile: script,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    conditions: ["@mcp-effect/source"],
-    logLevel: "warning",
-    plugins: [{
-      name: "dependencies-external",
-      setup: (build) =>
-        void build.onResolve(
-          { filter: /^[^./]/ },
-          (args) => args.path.startsWith("@mcp-effect/") ? undefined : { path: args.path, external: true }
-        )
-    }]
-  })
+  script = await bundleWorker("fleetTaskWorker.ts", "task-worker")
 }, 60_000)
 afterAll(async () => {
   await redis?.stop()

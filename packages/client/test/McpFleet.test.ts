@@ -20,17 +20,16 @@ import * as Redis from "effect/persistence/Redis"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createRequire } from "node:module"
-import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as McpAuth from "../src/McpAuth.js"
 import * as McpFleet from "../src/McpFleet.js"
 import { textOf } from "./fixtures/util.js"
+import { bundleWorker } from "./fixtures/bundleWorker.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet tests skipped: no redis-server on this machine (.ci/run installs it)")
 
-const root = path.resolve(import.meta.dirname, "../../..")
 const KEY = randomBytes(32).toString("base64")
 const REDIRECT = "http://127.0.0.1:8977/callback"
 
@@ -226,29 +225,6 @@ interface WorkerReport {
   readonly redisHits: number
 }
 
-const bundleWorker = async () => {
-  const esbuild = await import("esbuild")
-  const outfile = path.join(root, "node_modules/.cache/mcp-effect-fleet/worker.mjs")
-  await esbuild.build({
-    entryPoints: [path.join(import.meta.dirname, "fixtures/fleetWorker.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    conditions: ["@mcp-effect/source"],
-    logLevel: "warning",
-    plugins: [{
-      name: "dependencies-external",
-      setup: (build) =>
-        void build.onResolve(
-          { filter: /^[^./]/ },
-          (args) => args.path.startsWith("@mcp-effect/") ? undefined : { path: args.path, external: true }
-        )
-    }]
-  })
-  return outfile
-}
 
 const startWorker = (script: string, env: Record<string, string>) => {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
@@ -318,7 +294,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
     const lister = await McpFleet.connectHttp({ url: lists.url, fleet })
     assert.isTrue((await lister.listTools()).some((tool) => tool.name === "echo"))
 
-    const script = await bundleWorker()
+    const script = await bundleWorker("fleetWorker.ts", "worker")
     const env = {
       FLEET_MCP_URL: server.mcpUrl,
       FLEET_REDIRECT: REDIRECT,
