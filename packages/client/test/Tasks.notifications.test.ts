@@ -179,6 +179,22 @@ describe("modern task notifications: fallback to polling", () => {
       assert.isAtLeast(server.requests("tasks/get").length, 2)
     }))
 
+  it.effect("a listen never acknowledged: polled after the request timeout, the listen cancelled, none asked again", () =>
+    Effect.gen(function*() {
+      const server = taskServer({ "subscriptions/listen": () => silent, "tasks/get": completesAfter(0) })
+      const fiber = yield* withClient(server.layer, (client) =>
+        Effect.flatMap(client.callTool("build", {}), () => client.callTool("build", {})), { requestTimeout: "3 seconds" })
+        .pipe(Effect.forkChild)
+      yield* advanceBy(2750, 250)
+      assert.strictEqual(server.requests("tasks/get").length, 0)
+      yield* advanceBy(1500, 250)
+      assert.strictEqual(textOf(yield* Fiber.join(fiber)), "done")
+      const listens = server.requests("subscriptions/listen")
+      assert.strictEqual(listens.length, 1)
+      assert.isTrue(cancelledRequest(server.received, listens[0]?.["id"]), "the listen was not cancelled")
+      assert.strictEqual(server.requests("tasks/get").length, 2)
+    }))
+
   it.effect("granted, silent, then the stream cancelled by the server: polling resumes at once", () =>
     Effect.gen(function*() {
       const stream: Stream = { id: undefined, peer: undefined }
