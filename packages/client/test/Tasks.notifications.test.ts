@@ -11,7 +11,16 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
-import { fail, type Handler, type JsonObject, MODERN_DISCOVER, modernServer, ok, paramsOf, silent } from "./fixtures/memoryServer.js"
+import {
+  fail,
+  type Handler,
+  type JsonObject,
+  MODERN_DISCOVER,
+  modernServer,
+  ok,
+  paramsOf,
+  silent
+} from "./fixtures/memoryServer.js"
 
 const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
@@ -32,7 +41,10 @@ const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 const cancelledRequest = (received: ReadonlyArray<JsonObject>, id: unknown) =>
   received.some((m) => m["method"] === "notifications/cancelled" && paramsOf(m)["requestId"] === id)
 
-const elicitation = { method: "elicitation/create", params: { mode: "form", message: "Go on?", requestedSchema: { type: "object", properties: {} } } }
+const elicitation = {
+  method: "elicitation/create",
+  params: { mode: "form", message: "Go on?", requestedSchema: { type: "object", properties: {} } }
+}
 
 /** A task tool that asks one question, then works 1250 ms: the result comes between two polls. */
 const build = McpTestServer.tool({
@@ -302,7 +314,12 @@ describe("modern task notifications: the polling path's bound", () => {
       const server = taskServer({
         "subscriptions/listen": () => fail(-32601, "Method not found: subscriptions/listen"),
         "tasks/get": () =>
-          ok({ resultType: "complete", ...working, status: "input_required", inputRequests: { [`key-${++polled}`]: elicitation } })
+          ok({
+            resultType: "complete",
+            ...working,
+            status: "input_required",
+            inputRequests: { [`key-${++polled}`]: elicitation }
+          })
       })
       const fiber = yield* withClient(server.layer, (client) => Effect.flip(client.callTool("build", {})), {
         maxInputRounds: 2,

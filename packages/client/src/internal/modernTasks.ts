@@ -71,7 +71,9 @@ const decodeDetailed = decodeWire(DetailedTask)
  * Subscribe to a task's notifications for as long as the scope: its listen stream's notifications (ended when
  * the stream ends) once the server agreed to send this task's, `undefined` when it did not (then poll). @internal
  */
-export type TaskWatch = (taskId: string) => Effect.Effect<Queue.Dequeue<Notification, Cause.Done> | undefined, never, Scope.Scope>
+export type TaskWatch = (
+  taskId: string
+) => Effect.Effect<Queue.Dequeue<Notification, Cause.Done> | undefined, never, Scope.Scope>
 
 /** @internal */
 export interface ModernTaskRequests extends TaskRequests {
@@ -122,7 +124,7 @@ type Next = (task: DetailedTask) => Effect.Effect<DetailedTask, McpClientError>
 const polling = (requests: TaskRequests, taskId: string): Next => (task) =>
   Effect.andThen(Effect.sleep(pollDelay(task.pollIntervalMs)), getTask(requests, taskId))
 
-/** The next `notifications/tasks` about the task on the stream (others, and malformed ones, skipped); `None` once it ended. */
+/** The next `notifications/tasks` about the task (others, and malformed ones, skipped); `None` once the stream ended. */
 const nextNotified = (
   notifications: Queue.Dequeue<Notification, Cause.Done>,
   taskId: string
@@ -168,7 +170,8 @@ const notified = (
       Effect.gen(function*() {
         if (ended) return yield* poll(task)
         const now = yield* Clock.currentTimeMillis
-        const waited = yield* Effect.timeoutOption(nextNotified(notifications, taskId), Duration.millis(Math.max(0, nextGetAt - now)))
+        const quiet = Duration.millis(Math.max(0, nextGetAt - now))
+        const waited = yield* Effect.timeoutOption(nextNotified(notifications, taskId), quiet)
         if (Option.isNone(waited)) return yield* get
         if (Option.isNone(waited.value)) {
           ended = true
@@ -176,7 +179,7 @@ const notified = (
         }
         if (!heard) {
           heard = true
-          nextGetAt = now + Duration.toMillis(SAFETY_POLL)
+          nextGetAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(SAFETY_POLL)
         }
         return lacksPayload(waited.value.value) ? yield* get : waited.value.value
       })

@@ -211,7 +211,8 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
         closeSink
       )
       const acknowledged = yield* Deferred.make<Option.Option<SubscriptionFilter>>()
-      const onAcknowledged = (granted: SubscriptionFilter) => Deferred.succeed(acknowledged, Option.some(granted)).pipe(Effect.asVoid)
+      const onAcknowledged = (granted: SubscriptionFilter) =>
+        Deferred.succeed(acknowledged, Option.some(granted)).pipe(Effect.asVoid)
       const fiber = yield* listenModern(current, filter, onAcknowledged, queue).pipe(
         Effect.catch((error) =>
           context.report(McpDiagnostic.RefusedRequest({ method: "subscriptions/listen", reason: error.message }))
@@ -220,7 +221,11 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
         Effect.ensuring(Effect.andThen(Deferred.succeed(acknowledged, Option.none()), Queue.end(queue))),
         Effect.forkScoped({ startImmediately: true })
       )
-      const opened: Opened = { acknowledged: Deferred.await(acknowledged), notifications: queue, close: Fiber.interrupt(fiber) }
+      const opened: Opened = {
+        acknowledged: Deferred.await(acknowledged),
+        notifications: queue,
+        close: Fiber.interrupt(fiber)
+      }
       return opened
     })
 
