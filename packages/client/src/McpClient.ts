@@ -85,7 +85,10 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   readonly restartOnExit?: boolean | undefined
   /** How many pages a list call follows before failing with `McpPaginationLimitError` (default 100). */
   readonly maxPages?: number | undefined
-  /** How many `input_required` retries one call may take (default 8). */
+  /**
+   * How many `input_required` retries one call may take (default 8); for a modern task, how many `tasks/update`
+   * one task may send. Past it the call fails with `McpInputLoopExceededError` (a task is cancelled).
+   */
   readonly maxInputRounds?: number | undefined
   /**
    * How many input requests one `input_required` round may carry (default 32); a round with more fails the
@@ -191,6 +194,11 @@ export interface SubscriptionFilter {
   readonly promptsListChanged?: boolean | undefined
   readonly resourcesListChanged?: boolean | undefined
   readonly resourceSubscriptions?: ReadonlyArray<string> | undefined
+  /**
+   * `notifications/tasks` of these tasks (the modern tasks extension): each carries the task's full state, as
+   * `tasks/get` would answer. The acknowledgement lists the ids the server agreed to.
+   */
+  readonly taskIds?: ReadonlyArray<string> | undefined
 }
 
 /**

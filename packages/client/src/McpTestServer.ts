@@ -44,6 +44,8 @@
  *   `ctx.notify` anything else.
  * - `server.notify(method, params)` pushes a notification (to open `subscriptions/listen` requests in the
  *   modern era, as it is in the legacy era; `resources/subscribe` is accepted).
+ * - **Tasks** (modern): a listen asking `taskIds` is granted the ids of the connection's tasks, then told their
+ *   current status; each later status change is a `notifications/tasks` (unless `taskNotifications: false`).
  * - `server.received` is every message the client sent, for assertions.
  *
  * @since 0.1.0
@@ -109,7 +111,9 @@ export interface ToolDefinition {
    * The tool runs as a task. Legacy era (2025-11-25 tasks): `"required"` refuses a call without `task`,
    * `"optional"` takes both; the server declares `tasks` and serves `tasks/get`, `tasks/result`, `tasks/cancel`.
    * Modern era (the `io.modelcontextprotocol/tasks` extension): the server advertises the extension and answers
-   * `resultType: "task"` to a client that declared it; input rounds go through `tasks/get` and `tasks/update`.
+   * `resultType: "task"` to a client that declared it; input rounds go through `tasks/get` and `tasks/update`;
+   * each status change is pushed as `notifications/tasks` to the listens granted the task's id (see
+   * `taskNotifications`).
    */
   readonly taskSupport?: "optional" | "required" | undefined
   /** Tasks: the poll interval the server suggests, in milliseconds (default 100). */
@@ -165,6 +169,11 @@ export interface Definition {
   readonly skillsPageSize?: number | undefined
   /** Modern era: the `ttlMs` of the skills results (`cacheScope: "public"`); none by default. */
   readonly skillsTtlMs?: number | undefined
+  /**
+   * Modern tasks: grant the task ids a `subscriptions/listen` asks for and push `notifications/tasks` on each
+   * status change (default true); `false` grants none, so that clients poll `tasks/get`.
+   */
+  readonly taskNotifications?: boolean | undefined
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * Legacy tasks (2025-11-25, experimental): a tool whose `execution.taskSupport` is `required` is called as a
- * task (`params.task`), its status polled with `tasks/get` (at the server's `pollInterval`), its result read
- * with `tasks/result` once it is terminal (or needs input: the server then asks through its own requests); a call
- * that ends otherwise (interrupted, out of time, an answer about another task refused) cancels its task with
- * `tasks/cancel` (never `notifications/cancelled`).
+ * Legacy tasks (2025-11-25, experimental), and what the modern extension (`modernTasks.ts`) shares with them:
+ * a tool whose `execution.taskSupport` is `required` is called as a task (`params.task`), its status polled
+ * with `tasks/get` (at the server's `pollInterval`), its result read with `tasks/result` once it is terminal (or
+ * needs input: the server then asks through its own requests); a call that ends otherwise (interrupted, out of
+ * time, an answer about another task refused) cancels its task with `tasks/cancel` (never
+ * `notifications/cancelled`).
  *
  * @internal
  */
@@ -12,17 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { McpClientError } from "../McpError.js"
-import { McpInvalidResponseError, McpProtocolError } from "../McpError.js"
-import {
-  decodeWire,
-  field,
-  InputRequest,
-  isRecord,
-  JsonObject,
-  OpenStruct,
-  type ServerCapabilities,
-  type Tool
-} from "../McpSchema.js"
+import { McpInvalidResponseError } from "../McpError.js"
+import { decodeWire, field, isRecord, type JsonObject, OpenStruct, type ServerCapabilities, type Tool } from "../McpSchema.js"
 
 /** @internal */
 export const Task = OpenStruct({
@@ -41,14 +33,15 @@ export const serverTakesToolTasks = (capabilities: ServerCapabilities): boolean 
 /** Whether the tool must be called as a task. @internal */
 export const requiresTask = (tool: Tool): boolean => field(tool.execution, "taskSupport") === "required"
 
-const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
+/** The statuses a task ends in (both eras). @internal */
+export const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
 
 /** The poll interval: the server's, within [50 ms, 30 s]; 1 s when it gave none. @internal */
 export const pollDelay = (pollInterval: number | undefined): Duration.Duration =>
   Duration.millis(pollInterval === undefined || !Number.isFinite(pollInterval) ? 1000 : Math.min(30_000, Math.max(50, pollInterval)))
 
-/** An answer of `tasks/get` must be about the task asked for: one about another task is refused. */
-const sameTask = <T extends { readonly taskId: string }>(taskId: string, raw: unknown) => (task: T) =>
+/** An answer of `tasks/get` must be about the task asked for: one about another task is refused. @internal */
+export const sameTask = <T extends { readonly taskId: string }>(taskId: string, raw: unknown) => (task: T) =>
   task.taskId === taskId ? Effect.succeed(task) : Effect.fail(
     new McpInvalidResponseError({
       method: "tasks/get",
@@ -59,9 +52,9 @@ const sameTask = <T extends { readonly taskId: string }>(taskId: string, raw: un
 
 /**
  * The task is given up unless the effect succeeds (interrupted, timed out, refused, failed): `tasks/cancel`,
- * whose own failure is ignored.
+ * whose own failure is ignored. @internal
  */
-const cancelUnlessDone = (requests: TaskRequests, taskId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
+export const cancelUnlessDone = (requests: TaskRequests, taskId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.onExit(effect, (exit) =>
     Exit.isSuccess(exit) ? Effect.void : requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
 
@@ -140,89 +133,4 @@ export const callAsTask = (
       yield* onCreated({ taskId: first.taskId, era: "legacy", method: "tools/call", ttl: taskTtl(first) })
     }
     return yield* pollLegacyTask(requests, first, { cancelOnFailure: true })
-  })
-
-// -----------------------------------------------------------------------------
-// The modern tasks extension (io.modelcontextprotocol/tasks, SEP-2663)
-// -----------------------------------------------------------------------------
-
-/** The extension's id, in `capabilities.extensions` of both sides. @internal */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-
-/** Whether a modern server advertises the tasks extension. @internal */
-export const serverOffersTasks = (capabilities: ServerCapabilities): boolean =>
-  isRecord(field(capabilities.extensions, TASKS_EXTENSION))
-
-const DetailedTask = OpenStruct({
-  taskId: Schema.String,
-  status: Schema.String,
-  statusMessage: Schema.optional(Schema.String),
-  pollIntervalMs: Schema.optional(Schema.Number),
-  inputRequests: Schema.optional(Schema.Record(Schema.String, InputRequest)),
-  result: Schema.optional(JsonObject),
-  error: Schema.optional(JsonObject)
-})
-type DetailedTask = typeof DetailedTask.Type
-
-const decodeDetailed = decodeWire(DetailedTask)
-
-/** @internal */
-export interface ModernTaskRequests extends TaskRequests {
-  /** Serve input requests (MRTR shape); the answers keyed like the requests. */
-  readonly serve: (requests: NonNullable<DetailedTask["inputRequests"]>) => Effect.Effect<JsonObject, McpClientError>
-}
-
-/**
- * Follow a task a modern server created in place of a result: poll `tasks/get` at `pollIntervalMs`, answer
- * `input_required` with `tasks/update` (each input key once), and return the `result` of the completed task.
- * A failed task is its JSON-RPC error; a cancelled one is an error too; interruption sends `tasks/cancel`.
- *
- * @internal
- */
-export const followModernTask = (
-  method: string,
-  created: unknown,
-  requests: ModernTaskRequests,
-  onCreated?: ((task: CreatedTask) => Effect.Effect<void>) | undefined
-): Effect.Effect<unknown, McpClientError> =>
-  Effect.gen(function*() {
-    const invalid = (what: string, response: unknown) => (error: { readonly message: string }) =>
-      new McpInvalidResponseError({ method: what, reason: error.message, response })
-    const first = yield* decodeDetailed(created).pipe(Effect.mapError(invalid(method, created)))
-    const taskId = first.taskId
-    if (onCreated !== undefined) yield* onCreated({ taskId, era: "modern", method, ttl: taskTtl(first) })
-    const answered = new Set<string>()
-    const step = (task: DetailedTask): Effect.Effect<DetailedTask, McpClientError> =>
-      Effect.gen(function*() {
-        if (task.status === "input_required" && task.inputRequests !== undefined) {
-          const fresh = Object.fromEntries(Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)))
-          if (Object.keys(fresh).length > 0) {
-            const inputResponses = yield* requests.serve(fresh)
-            for (const key of Object.keys(fresh)) answered.add(key)
-            yield* requests.request("tasks/update", { taskId, inputResponses })
-          }
-        }
-        yield* Effect.sleep(pollDelay(task.pollIntervalMs))
-        const raw = yield* requests.request("tasks/get", { taskId })
-        return yield* decodeDetailed(raw).pipe(Effect.mapError(invalid("tasks/get", raw)), Effect.flatMap(sameTask(taskId, raw)))
-      })
-    const follow = Effect.gen(function*() {
-      let task = first
-      while (!TERMINAL.has(task.status)) task = yield* step(task)
-      return task
-    })
-    const last = yield* follow.pipe(cancelUnlessDone(requests, taskId)
-    )
-    if (last.status === "completed") return last.result ?? {}
-    const error = last.error ?? {}
-    return yield* new McpProtocolError({
-      method,
-      code: typeof error["code"] === "number" ? error["code"] : -32603,
-      message: typeof error["message"] === "string"
-        ? error["message"]
-        : last.status === "cancelled"
-        ? `task ${taskId} was cancelled${last.statusMessage === undefined ? "" : `: ${last.statusMessage}`}`
-        : `task ${taskId} failed${last.statusMessage === undefined ? "" : `: ${last.statusMessage}`}`,
-      ...(error["data"] === undefined ? {} : { data: error["data"] })
-    })
   })

@@ -27,6 +27,7 @@ import * as Pagination from "./pagination.js"
 import * as Progress from "./progress.js"
 import * as Request from "./request.js"
 import * as Skills from "./skills.js"
+import * as TaskWatch from "./taskWatch.js"
 import * as Tools from "./tools.js"
 import { invalidCall, notSent } from "./arguments.js"
 
@@ -92,7 +93,7 @@ export const make = (
       afterHandshake: afterHandshake(context, listen)
     })
     late.session = connections.session
-    const requests = Request.make(context, progress, connections.session)
+    const requests = Request.make(context, progress, connections.session, TaskWatch.make(listen))
     const pagination = Pagination.make(context, requests, connections.session)
     const tools = Tools.make(context, requests, pagination, connections.session, progress)
     yield* Effect.addFinalizer(() => connections.close)

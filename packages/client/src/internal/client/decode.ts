@@ -71,6 +71,7 @@ export const decodeFilter = Schema.decodeUnknownOption(
     toolsListChanged: Schema.optional(Schema.Boolean),
     promptsListChanged: Schema.optional(Schema.Boolean),
     resourcesListChanged: Schema.optional(Schema.Boolean),
-    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String))
+    resourceSubscriptions: Schema.optional(Schema.Array(Schema.String)),
+    taskIds: Schema.optional(Schema.Array(Schema.String))
   })
 )

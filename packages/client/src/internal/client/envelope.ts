@@ -4,7 +4,7 @@
  */
 import type * as EraResolver from "../../EraResolver.js"
 import { type ClientCapabilities, isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
-import * as Tasks from "../tasks.js"
+import * as ModernTasks from "../modernTasks.js"
 import type { ClientContext } from "./context.js"
 
 /**
@@ -59,8 +59,8 @@ const capabilitiesFor = (context: ClientContext, info: EraResolver.EraInfo): Cli
   const known = withTasks.get(info)
   if (known !== undefined) return known
   const base = context.fulfiller.capabilities("modern")
-  const capabilities = Tasks.serverOffersTasks(info.capabilities)
-    ? { ...base, extensions: { ...base.extensions, [Tasks.TASKS_EXTENSION]: {} } }
+  const capabilities = ModernTasks.serverOffersTasks(info.capabilities)
+    ? { ...base, extensions: { ...base.extensions, [ModernTasks.TASKS_EXTENSION]: {} } }
     : base
   withTasks.set(info, capabilities)
   return capabilities

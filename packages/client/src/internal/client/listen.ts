@@ -7,12 +7,14 @@ import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Subscription, SubscriptionFilter } from "../../McpClient.js"
+import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { McpClientError } from "../../McpError.js"
 import { field, type JsonObject, MetaKey, type Notification } from "../../McpSchema.js"
 import type { Session } from "./connection.js"
@@ -33,9 +35,22 @@ interface Route {
   readonly ended: Deferred.Deferred<void>
 }
 
+/**
+ * One listen stream on one session, never re-established: what the server agreed to (`None` when the listen
+ * failed or ended before its acknowledgement), and its notifications, ended when the stream ends. @internal
+ */
+export interface Opened {
+  readonly acknowledged: Effect.Effect<Option.Option<SubscriptionFilter>>
+  readonly notifications: Queue.Dequeue<Notification, Cause.Done>
+  /** End the stream now (the listen request is cancelled); the scope's end does it too. */
+  readonly close: Effect.Effect<void>
+}
+
 /** @internal */
 export interface Listen {
   readonly listen: (filter: SubscriptionFilter) => Effect.Effect<Subscription, McpClientError, Scope.Scope>
+  /** One listen on `current`'s connection for as long as the scope (a task's notifications); its failure is reported. */
+  readonly open: (current: Session, filter: SubscriptionFilter) => Effect.Effect<Opened, never, Scope.Scope>
   /** The modern list-change watcher of `watchListChanges`, for the lifetime of `session`'s link. */
   readonly watch: (current: Session, filter: SubscriptionFilter) => Effect.Effect<void, McpClientError>
   /** A notification that may belong to a listen stream (`_meta` subscription id). */
@@ -189,5 +204,30 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
 
   const watch = (current: Session, filter: SubscriptionFilter) => listenModern(current, filter, () => Effect.void)
 
-  return { listen, watch, route, cancelled }
+  const open = (current: Session, filter: SubscriptionFilter): Effect.Effect<Opened, never, Scope.Scope> =>
+    Effect.gen(function*() {
+      const queue = yield* Effect.acquireRelease(
+        Queue.sliding<Notification, Cause.Done>(context.notificationBuffer),
+        closeSink
+      )
+      const acknowledged = yield* Deferred.make<Option.Option<SubscriptionFilter>>()
+      const onAcknowledged = (granted: SubscriptionFilter) =>
+        Deferred.succeed(acknowledged, Option.some(granted)).pipe(Effect.asVoid)
+      const fiber = yield* listenModern(current, filter, onAcknowledged, queue).pipe(
+        Effect.catch((error) =>
+          context.report(McpDiagnostic.RefusedRequest({ method: "subscriptions/listen", reason: error.message }))
+        ),
+        // However it ends: no acknowledgement any more, and the notifications end once read.
+        Effect.ensuring(Effect.andThen(Deferred.succeed(acknowledged, Option.none()), Queue.end(queue))),
+        Effect.forkScoped({ startImmediately: true })
+      )
+      const opened: Opened = {
+        acknowledged: Deferred.await(acknowledged),
+        notifications: queue,
+        close: Fiber.interrupt(fiber)
+      }
+      return opened
+    })
+
+  return { listen, watch, open, route, cancelled }
 }

@@ -11,9 +11,10 @@ import type * as McpTransport from "../../McpTransport.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { FIRST, nextRound, type Round, serveInputs } from "./inputRounds.js"
-import * as Tasks from "../tasks.js"
+import * as ModernTasks from "../modernTasks.js"
 import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
+import type { TaskWatcher } from "./taskWatch.js"
 
 /**
  * How a call goes, decided inside its operation once the session is known: its rounds with these headers, or
@@ -169,7 +170,8 @@ const loop = (step: (state: Round) => Effect.Effect<Round, McpClientError>, firs
 export const make = (
   context: ClientContext,
   progress: Progress,
-  session: Effect.Effect<Session, McpClientError>
+  session: Effect.Effect<Session, McpClientError>,
+  watchTasks: TaskWatcher
 ): Requests => {
   const telemetry = context.telemetry
 
@@ -207,10 +209,12 @@ export const make = (
     return (telemetry === undefined ? sent : telemetry.round(method, state.round, sent)).pipe(
       Effect.flatMap((raw) => {
         const resultType = isRecord(raw) ? raw["resultType"] : undefined
-        if (resultType === "task" && current.info.era === "modern" && Tasks.serverOffersTasks(current.info.capabilities)) {
-          return Tasks.followModernTask(method, raw, {
+        if (resultType === "task" && current.info.era === "modern" && ModernTasks.serverOffersTasks(current.info.capabilities)) {
+          return ModernTasks.followModernTask(method, raw, {
             request: (taskMethod, taskParams) => requestComplete(current, taskMethod, taskParams, callOptions),
-            serve: (inputs) => serveInputs(context, method, inputs)
+            serve: (inputs) => serveInputs(context, method, inputs),
+            maxInputRounds: context.maxInputRounds,
+            watch: watchTasks(current, timeoutOf(context, callOptions))
           }, context.options.onTaskCreated).pipe(
             Effect.flatMap((result) => complete(method, result)),
             Effect.map((result): Round => ({ ...state, result }))

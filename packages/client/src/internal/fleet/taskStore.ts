@@ -14,6 +14,7 @@ import type * as Redis from "effect/persistence/Redis"
 import type { McpClientError } from "../../McpError.js"
 import { McpProtocolError } from "../../McpError.js"
 import type { JsonObject } from "../../McpSchema.js"
+import * as ModernTasks from "../modernTasks.js"
 import * as Tasks from "../tasks.js"
 import { digest, type Sealer } from "./seal.js"
 
@@ -121,8 +122,10 @@ export const follow = (
 ): Effect.Effect<unknown, McpClientError> =>
   record.era === "legacy"
     ? Tasks.pollLegacyTask({ request }, { taskId: record.taskId, status: "working", pollInterval: 0 })
-    : Tasks.followModernTask(record.method, { taskId: record.taskId, status: "working", pollIntervalMs: 0 }, {
+    : ModernTasks.followModernTask(record.method, { taskId: record.taskId, status: "working", pollIntervalMs: 0 }, {
       request,
+      // Its `serve` refuses the first round anyway.
+      maxInputRounds: 1,
       serve: () =>
         Effect.fail(
           new McpProtocolError({

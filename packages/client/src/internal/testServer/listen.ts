@@ -1,19 +1,47 @@
-/** Test server, server-initiated notifications: open subscriptions/listen requests (modern), broadcast, cancellation. */
+/**
+ * Test server, server-initiated notifications: open subscriptions/listen requests (modern, task ids included),
+ * broadcast, cancellation.
+ */
 import * as Effect from "effect/Effect"
 import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
+import { TASKS_EXTENSION } from "./capabilities.js"
+import { clientTakesTasks, grantTaskIds, sendTask } from "./modernTasks.js"
 import { paramsOf } from "./protocol.js"
 import type { ConnectionState } from "./state.js"
 
-/** `subscriptions/listen`: acknowledged at once with everything asked; open until the client cancels it. @internal */
+/** The answer to a listen asking for task notifications from a client that did not declare the tasks extension. */
+const missingTasksCapability = (id: string | number): JsonObject => ({
+  jsonrpc: "2.0",
+  id,
+  error: {
+    code: -32021,
+    message: "Missing required client capability",
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } }
+  }
+})
+
+/**
+ * `subscriptions/listen`: acknowledged at once with everything asked, but of `taskIds` only the connection's
+ * tasks (see `grantTaskIds`), whose current status follows the acknowledgement; open until the client cancels it.
+ * @internal
+ */
 export const listen = (conn: ConnectionState, id: string | number, message: JsonObject): Effect.Effect<void> => {
-  const asked = paramsOf(message)["notifications"]
-  const filter = isRecord(asked) ? asked : {}
+  const params = paramsOf(message)
+  const asked = isRecord(params["notifications"]) ? params["notifications"] : {}
+  if (asked["taskIds"] !== undefined && !clientTakesTasks(params)) return conn.out.send(missingTasksCapability(id))
+  const taskIds = asked["taskIds"] === undefined ? undefined : grantTaskIds(conn, asked["taskIds"])
+  const filter = taskIds === undefined ? asked : { ...asked, taskIds }
   conn.listens.set(id, filter)
   return conn.out.send({
     jsonrpc: "2.0",
     method: "notifications/subscriptions/acknowledged",
     params: { notifications: filter, _meta: { [MetaKey.subscriptionId]: id } }
-  })
+  }).pipe(
+    Effect.andThen(Effect.forEach(taskIds ?? [], (taskId) => {
+      const state = conn.modernTasks.get(taskId)
+      return state === undefined ? Effect.void : sendTask(conn, id, state)
+    }, { discard: true }))
+  )
 }
 
 /** A server-initiated notification: to every open listen (modern), or as it is (legacy). @internal */

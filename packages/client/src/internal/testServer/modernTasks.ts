@@ -1,4 +1,7 @@
-/** Test server, the modern tasks extension (SEP-2663): one handler run per input round, answers gathered by tasks/update. */
+/**
+ * Test server, the modern tasks extension (SEP-2663): one handler run per input round, answers gathered by
+ * tasks/update, each status change pushed as `notifications/tasks` to the listens granted the task.
+ */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
@@ -29,6 +32,30 @@ const modernTaskView = (taskId: string, state: ModernTaskState): JsonObject => (
   ...(state.status === "failed" && state.error !== undefined ? { error: state.error } : {})
 })
 
+/** `notifications/tasks` with the task's current state, on the listen `id`. @internal */
+export const sendTask = (conn: ConnectionState, id: string | number, state: ModernTaskState): Effect.Effect<void> =>
+  conn.out.send({
+    jsonrpc: "2.0",
+    method: "notifications/tasks",
+    params: { ...modernTaskView(state.taskId, state), _meta: { [MetaKey.subscriptionId]: id } }
+  })
+
+/** The task ids a listen is granted of those it asked: the connection's tasks, unless notifications are off. @internal */
+export const grantTaskIds = (conn: ConnectionState, asked: unknown): ReadonlyArray<string> =>
+  conn.definition.taskNotifications === false || !Array.isArray(asked)
+    ? []
+    : asked.filter((taskId): taskId is string => typeof taskId === "string" && conn.modernTasks.has(taskId))
+
+/** Change the task's status, then tell every open listen granted its id. */
+const transition = (conn: ConnectionState, state: ModernTaskState, change: (state: ModernTaskState) => void) =>
+  Effect.suspend(() => {
+    change(state)
+    const granted = [...conn.listens].filter(([, filter]) =>
+      Array.isArray(filter["taskIds"]) && filter["taskIds"].includes(state.taskId)
+    )
+    return Effect.forEach(granted, ([id]) => sendTask(conn, id, state), { discard: true })
+  })
+
 /** One round of the task's handler, on a fiber of its own, with every answer gathered so far. */
 const runModernTask = (conn: ConnectionState, tool: ToolDefinition, message: JsonObject, state: ModernTaskState) => {
   const params = paramsOf(message)
@@ -39,20 +66,22 @@ const runModernTask = (conn: ConnectionState, tool: ToolDefinition, message: Jso
     (context) => tool.handler(context.arguments, context),
     (value) => ({ ...toolResult(value) })
   ).pipe(
-    Effect.match({
-      onFailure: (failure) => {
-        state.status = "failed"
-        state.error = { code: failure.code, message: failure.message }
-      },
-      onSuccess: (result) => {
-        if (result["resultType"] === "input_required" && isRecord(result["inputRequests"])) {
-          state.status = "input_required"
-          state.inputRequests = result["inputRequests"]
-        } else {
-          state.status = "completed"
-          state.result = result
-        }
-      }
+    Effect.matchEffect({
+      onFailure: (failure) =>
+        transition(conn, state, (task) => {
+          task.status = "failed"
+          task.error = { code: failure.code, message: failure.message }
+        }),
+      onSuccess: (result) =>
+        transition(conn, state, (task) => {
+          if (result["resultType"] === "input_required" && isRecord(result["inputRequests"])) {
+            task.status = "input_required"
+            task.inputRequests = result["inputRequests"]
+          } else {
+            task.status = "completed"
+            task.result = result
+          }
+        })
     }),
     Effect.interruptible,
     Effect.forkDetach,
@@ -67,6 +96,7 @@ export const startModernTask = (conn: ConnectionState, tool: ToolDefinition, mes
   Effect.gen(function*() {
     const taskId = `task-${++conn.nextTask}`
     const state: ModernTaskState = {
+      taskId,
       status: "working",
       pollIntervalMs: tool.pollInterval ?? 100,
       responses: {},
@@ -87,9 +117,10 @@ const update = (conn: ConnectionState, state: ModernTaskState, params: JsonObjec
   const answers = isRecord(params["inputResponses"]) ? params["inputResponses"] : {}
   if (tool === undefined || state.status !== "input_required") return Effect.succeed(complete(conn, {}))
   state.responses = { ...state.responses, ...answers }
-  state.status = "working"
-  state.inputRequests = undefined
-  return Effect.as(runModernTask(conn, tool, state.message, state), complete(conn, {}))
+  return transition(conn, state, (task) => {
+    task.status = "working"
+    task.inputRequests = undefined
+  }).pipe(Effect.andThen(runModernTask(conn, tool, state.message, state)), Effect.as(complete(conn, {})))
 }
 
 /** `tasks/cancel`: a task not yet finished is cancelled and its round interrupted. */
@@ -101,9 +132,10 @@ const cancel = (
   if (state.status === "completed" || state.status === "failed" || state.status === "cancelled") {
     return Effect.fail(new RpcFailure(-32602, `Task ${taskId} is already ${state.status}`))
   }
-  state.status = "cancelled"
   const fiber = state.fiber
-  return Effect.as(fiber === undefined ? Effect.void : Fiber.interrupt(fiber), complete(conn, {}))
+  return transition(conn, state, (task) => {
+    task.status = "cancelled"
+  }).pipe(Effect.andThen(fiber === undefined ? Effect.void : Fiber.interrupt(fiber)), Effect.as(complete(conn, {})))
 }
 
 /** `tasks/get`, `tasks/update` and (any other method) `tasks/cancel` on a modern task. @internal */

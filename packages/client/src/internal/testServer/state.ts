@@ -19,6 +19,7 @@ export interface TaskState {
 
 /** A task of the modern tasks extension. @internal */
 export interface ModernTaskState {
+  readonly taskId: string
   status: "working" | "input_required" | "completed" | "failed" | "cancelled"
   readonly pollIntervalMs: number
   responses: JsonObject
