@@ -87,3 +87,27 @@ describe("mcp-effect skills / skill", () => {
       }
     }), 60_000)
 })
+
+describe("mcp-effect skills / skill, a server that lists its skills as \"dynamic\" (official SDK, directoryRead)", () => {
+  const dynamic = ["--stdio", `${process.execPath} ${script} --impl official-dynamic`]
+
+  it.live("skills shows no file count; skill NAME --out DIR walks the skill's folders and writes every verified file", () =>
+    Effect.gen(function*() {
+      const listed = yield* run(["skills", ...dynamic])
+      assert.strictEqual(listed.exit._tag, "Success")
+      assert.match(listed.stdout, /^pdf-processing\s+dynamic\s+skill:\/\/pdf-processing\/SKILL\.md\s+/m)
+      const out = temp()
+      try {
+        const written = yield* run(["skill", "pdf-processing", "--out", out, ...dynamic])
+        assert.strictEqual(written.exit._tag, "Success")
+        assert.deepStrictEqual(written.stdout.split("\n").sort(), ["SKILL.md", "assets/icon.bin", "references/FORMS.md"])
+        assert.strictEqual(readFileSync(join(out, "references/FORMS.md"), "utf8"), "Form fields live in the AcroForm dictionary.\n")
+        assert.deepStrictEqual([...readFileSync(join(out, "assets/icon.bin"))], [0, 1, 2, 253, 254, 255])
+        const shown = yield* run(["skill", "release-notes", ...dynamic])
+        assert.strictEqual(shown.exit._tag, "Success")
+        assert.include(shown.stdout, "List every merged change, newest first.")
+      } finally {
+        rmSync(out, { recursive: true, force: true })
+      }
+    }), 60_000)
+})

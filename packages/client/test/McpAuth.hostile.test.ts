@@ -200,6 +200,26 @@ describe("credentials never reach an error", () => {
       assert.notInclude(everything, "refresh-1")
     }))
 
+  it.effect("an MCP server that quotes the Authorization header in a JSON-RPC error with HTTP 200: the token is not in the error", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const mcp = yield* http.scripted((seen, res) => {
+        const authorization = seen.headers["authorization"]
+        if (authorization === undefined) return res.writeHead(401, unauthorized(as.origin)).end()
+        return http.json(res, 200, http.rpcError(seen.json?.["id"], -32603, `internal error while serving ${authorization}`, {
+          request: { headers: seen.headers },
+          trail: [`token ${authorization.replace(/^Bearer /, "")}`]
+        }))
+      })
+      as.switches.prmResource = mcp.url
+      const auth = yield* Effect.provide(McpAuth.McpAuth, McpAuth.layer({ clientCredentials: { clientId: "job", clientSecret: CLIENT_SECRET } }))
+      const client = yield* http.makeClient(mcp.url, {}, { authorizer: yield* auth.forServer(mcp.url) })
+      const error = yield* Effect.flip(client.callTool("anything", {}))
+      const everything = `${error.message} ${JSON.stringify(error)} ${String(error)}`
+      assert.include(everything, "internal error while serving")
+      assert.notInclude(everything, "access-1")
+    }))
+
   it.effect("an authorization server whose error_description quotes the secret and the refresh token: neither is in the error", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs

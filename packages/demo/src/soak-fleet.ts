@@ -4,8 +4,9 @@
  * OAuth-protected server with 2-second access tokens and rotating single-use refresh tokens. Uses `REDIS_URL`,
  * else a `redis-server` of its own on a free port; without either it says so and exits 0.
  *
- * It reports calls, sign-ins, refreshes, refused refreshes, Redis round trips per call, failures, and RSS and
- * open file descriptors before and after; it exits non-zero on any failed call, a second sign-in, a refused
+ * It reports calls, sign-ins, refreshes, refused refreshes, Redis round trips per call, failures, the heap in
+ * use after a full collection at the start and every quarter of the run (the leak check: RSS alone also counts
+ * what V8 keeps reserved, and the in-process servers), and RSS and open file descriptors before and after; it exits non-zero on any failed call, a second sign-in, a refused
  * refresh, or descriptors not back where they were.
  *
  *   npm run soak:fleet [-- --seconds 60 --workers 4]
@@ -28,6 +29,12 @@ const seconds = arg("--seconds", Number(process.env["SOAK_SECONDS"] ?? 60))
 const workers = arg("--workers", 4)
 const say = (line: string) => process.stdout.write(`${line}\n`)
 const openFds = () => fs.readdirSync("/proc/self/fd").length
+/** The heap in use after a full collection (MiB), when the run has `--expose-gc`; before it otherwise. */
+const heapAfterGc = () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc !== undefined) gc()
+  return Math.round(process.memoryUsage().heapUsed / 2 ** 20)
+}
 
 const haveRedisServer = () => {
   try {
@@ -80,6 +87,7 @@ const main = async () => {
   const rssBefore = process.memoryUsage().rss
   const failures: Array<string> = []
   let calls = 0
+  const heapSamples: Array<number> = [heapAfterGc()]
   try {
     const clients = await Promise.all(Array.from({ length: workers }, (_, i) =>
       McpFleet.connectHttp({
@@ -93,6 +101,7 @@ const main = async () => {
       })
     ))
     const until = Date.now() + seconds * 1000
+    const sampler = setInterval(() => heapSamples.push(heapAfterGc()), (seconds * 1000) / 4)
     await Promise.all(clients.map(async (client) => {
       while (Date.now() < until) {
         try {
@@ -103,6 +112,7 @@ const main = async () => {
         }
       }
     }))
+    clearInterval(sampler)
     await Promise.all(clients.map((client) => client.close()))
   } finally {
     await server.close()
@@ -119,6 +129,7 @@ const main = async () => {
     refreshes: server.counts.grants["refresh_token"] ?? 0,
     refusedRefreshes: server.counts.refusedRefreshes,
     redisRoundTripsPerCall: Number((roundTrips / Math.max(1, calls)).toFixed(4)),
+    heapAfterGcMb: heapSamples,
     rssMb: { before: Math.round(rssBefore / 2 ** 20), after: Math.round(process.memoryUsage().rss / 2 ** 20) },
     fds: { before: fdsBefore, after: fdsAfter }
   }

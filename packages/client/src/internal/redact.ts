@@ -69,3 +69,29 @@ export class SentCredentials {
     return redact(text, this.values)
   }
 }
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Deeper than this, a value of an error is replaced whole (it is not walked). */
+const MAX_DEPTH = 32
+
+const cleanStrings = (value: unknown, clean: (text: string) => string, depth: number): unknown => {
+  if (typeof value === "string") return clean(value)
+  if (typeof value !== "object" || value === null) return value
+  if (depth >= MAX_DEPTH) return MASK
+  if (Array.isArray(value)) return value.map((item) => cleanStrings(item, clean, depth + 1))
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cleanStrings(item, clean, depth + 1)]))
+}
+
+/**
+ * A JSON-RPC error response with every string of its `error` (the message, the data at any depth) passed through
+ * `clean`; any other message as it is. A server may quote the request's credentials in an error it answers with
+ * HTTP 200 as well as in one it answers with an error status.
+ *
+ * @internal
+ */
+export const cleanErrorResponse = (message: unknown, clean: (text: string) => string): unknown =>
+  isObject(message) && isObject(message["error"])
+    ? { ...message, error: cleanStrings(message["error"], clean, 0) }
+    : message

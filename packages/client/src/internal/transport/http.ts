@@ -36,6 +36,7 @@ import {
 import { field, isRecord, type JsonObject, MetaKey, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, Service } from "../../McpTransport.js"
 import { encodeHeaderValue } from "../mcpHeaders.js"
+import { cleanErrorResponse } from "../redact.js"
 import type * as requester from "./httpRequester.js"
 import { fromHttpClient } from "./httpRequester.js"
 import { sseData } from "./httpSse.js"
@@ -184,7 +185,8 @@ const deliverValue = (state: State, value: unknown, request: Request | undefined
       answered = true
       request.answered = true
     }
-    state.receiver.message(message, meta)
+    // An error may quote what was sent: no credential goes on into it, whatever the HTTP status.
+    state.receiver.message(cleanErrorResponse(message, state.wire.redact), meta)
   }
   return answered
 }
