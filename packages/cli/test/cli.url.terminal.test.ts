@@ -92,6 +92,22 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect and URL elicitation in a termina
       assert.deepStrictEqual(yield* browser.openedAtLeast(1), ["https://example.com/connect?step=1"])
     }))
 
+  it.live("-32042 at a terminal: Ctrl-C while waiting stops with the server's error, nothing sent again", () =>
+    Effect.gen(function*() {
+      const browser = yield* fakeBrowser
+      const term = yield* terminal(cwd)
+      yield* term.type(`${browser.shellEnv} ${cli} call url_required complete_ms=60000 ${legacy}; echo EXIT=$?`)
+      yield* term.waitFor(CONSENT)
+      yield* term.press("y")
+      yield* term.waitFor(/press Enter to retry now, Ctrl-C to stop/)
+      yield* term.press("C-c")
+      const stopped = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(stopped, "EXIT=3")
+      assert.include(stopped, "mcp-effect: tools/call: This request requires more information. (-32042)")
+      assert.notInclude(stopped, "sending the request again")
+      assert.deepStrictEqual(yield* browser.openedAtLeast(1), ["https://example.com/connect?step=1"])
+    }))
+
   it.live("no (the default), Esc, and a declined -32042: nothing opened; the server's error for -32042", () =>
     Effect.gen(function*() {
       const browser = yield* fakeBrowser
