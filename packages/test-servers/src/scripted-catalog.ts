@@ -62,8 +62,42 @@ const BASE_TOOLS: ReadonlyArray<JsonObject> = [
 
 const EXTRA_TOOL = tool("extra", "Added by add_tool", object(), readOnly)
 
-export const toolDefinitions = (withExtra: boolean): Array<JsonObject> =>
-  withExtra ? [...BASE_TOOLS, EXTRA_TOOL] : [...BASE_TOOLS]
+/** Listed only to a client that declares URL-mode elicitation. */
+const URL_TOOLS: ReadonlyArray<JsonObject> = [
+  tool(
+    "url_elicit",
+    "Asks a URL-mode elicitation; legacy: sends notifications/elicitation/complete complete_ms after an accept",
+    object({ url: str, message: str, complete_ms: int })
+  ),
+  tool(
+    "url_required",
+    "Legacy: answers -32042 (URL elicitation required) until `refusals` completions, each sent complete_ms later",
+    object({ url: str, message: str, complete_ms: int, refusals: int, wrong_id: { type: "boolean" } })
+  )
+]
+
+export const toolDefinitions = (withExtra: boolean, withUrl = false): Array<JsonObject> => [
+  ...BASE_TOOLS,
+  ...(withUrl ? URL_TOOLS : []),
+  ...(withExtra ? [EXTRA_TOOL] : [])
+]
+
+export const URL_ELICITATION_DEFAULTS = {
+  url: "https://example.com/connect?step=1",
+  message: "Connect your example.com account"
+} as const
+
+/** The URL elicitation's params of a tool call's arguments (`url`, `message`, defaults above). */
+export const urlElicitation = (args: JsonObject, elicitationId?: string): JsonObject => ({
+  mode: "url",
+  message: getString(args, "message") ?? URL_ELICITATION_DEFAULTS.message,
+  url: getString(args, "url") ?? URL_ELICITATION_DEFAULTS.url,
+  ...(elicitationId !== undefined ? { elicitationId } : {})
+})
+
+/** `url elicitation: accepted`, `declined` or `cancelled`. */
+export const describeUrlAnswer = (result: JsonObject): string =>
+  `url elicitation: ${result["action"] === "accept" ? "accepted" : result["action"] === "decline" ? "declined" : "cancelled"}`
 
 export const hasTool = (name: string, withExtra: boolean): boolean =>
   BASE_TOOLS.some((definition) => definition["name"] === name) || (withExtra && name === "extra")
@@ -259,6 +293,12 @@ export const describeRoots = (result: JsonObject): string => {
 export const declaresFormElicitation = (capabilities: JsonObject | undefined): boolean => {
   const elicitation = capabilities?.["elicitation"]
   return isObject(elicitation) && ("form" in elicitation || !("url" in elicitation))
+}
+
+/** URL-mode elicitation is declared by `elicitation: {url: {}}`. */
+export const declaresUrlElicitation = (capabilities: JsonObject | undefined): boolean => {
+  const elicitation = capabilities?.["elicitation"]
+  return isObject(elicitation) && "url" in elicitation
 }
 
 export const declares = (capabilities: JsonObject | undefined, name: "sampling" | "roots"): boolean =>

@@ -16,7 +16,8 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   ResourceNotFound: -32002,
-  UnsupportedProtocolVersion: -32022
+  UnsupportedProtocolVersion: -32022,
+  UrlElicitationRequired: -32042
 } as const
 
 /** A JSON-RPC error a handler throws; the dispatcher turns it into an error response. */

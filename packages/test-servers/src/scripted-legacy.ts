@@ -19,18 +19,21 @@ import {
   confirmElicitation,
   declares,
   declaresFormElicitation,
+  declaresUrlElicitation,
   describeAnswer,
   describeAnswers,
   describeConfirm,
   describeRoots,
   describeSample,
+  describeUrlAnswer,
   isKnownResource,
   paginate,
   promptMessages,
   questionElicitation,
   resourceContents,
   text,
-  toolDefinitions
+  toolDefinitions,
+  urlElicitation
 } from "./scripted-catalog.js"
 import {
   ErrorCode,
@@ -94,6 +97,58 @@ const viaClient = async (what: string, body: () => Promise<string>): Promise<Out
     if (error instanceof ClientError) return text(`${what}: ${error.code} ${error.message}`, true)
     throw error
   }
+}
+
+// ---------------------------------------------------------------------------
+// URL-mode elicitation
+
+/** A stranger's id, sent before the real one: a client must ignore it. */
+const UNKNOWN_ID = "somebody-elses-elicitation"
+
+const completeElicitation = (core: Core, elicitationId: string): void =>
+  core.notify("notifications/elicitation/complete", { elicitationId })
+
+/**
+ * `elicitation/create` in URL mode; after an accept, waits `complete_ms` (default 1000), sends the completion
+ * (after an unknown id, and once more as a duplicate), and answers a little later.
+ */
+const urlElicit: Tool = (core, context, args) => {
+  if (!declaresUrlElicitation(core.legacy.capabilities)) return text("no url elicitation capability")
+  return viaClient("elicitation failed", async () => {
+    const elicitationId = `link-${context.id}`
+    const params = urlElicitation(args, elicitationId)
+    const result = asElicitResult(await core.requestClient("elicitation/create", params, context.signal), "elicitation/create")
+    if (result["action"] === "accept") {
+      await sleep(getCount(args, "complete_ms", 1000), context.signal)
+      completeElicitation(core, UNKNOWN_ID)
+      completeElicitation(core, elicitationId)
+      completeElicitation(core, elicitationId)
+      await sleep(300, context.signal)
+    }
+    return describeUrlAnswer(result)
+  })
+}
+
+/**
+ * `-32042` with one URL elicitation, whose completion (with `wrong_id`: a stranger's id instead) is sent
+ * `complete_ms` (default 1000) later; a call once `refusals` (default 1) of them were completed succeeds.
+ */
+const urlRequired: Tool = (core, _context, args) => {
+  if (!declaresUrlElicitation(core.legacy.capabilities)) return text("no url elicitation capability")
+  const issued = core.legacy.urlElicitations
+  const refusals = issued.size
+  const completed = [...issued.values()].filter((done) => done).length
+  if (completed >= getCount(args, "refusals", 1)) return text(`url required: done after ${refusals} refusal(s)`)
+  const elicitationId = `required-${refusals + 1}`
+  issued.set(elicitationId, false)
+  setTimeout(() => {
+    if (args["wrong_id"] === true) return completeElicitation(core, UNKNOWN_ID)
+    issued.set(elicitationId, true)
+    completeElicitation(core, elicitationId)
+  }, getCount(args, "complete_ms", 1000))
+  throw new RpcError(ErrorCode.UrlElicitationRequired, "This request requires more information.", {
+    elicitations: [urlElicitation(args, elicitationId)]
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -162,6 +217,10 @@ const LEGACY_TOOLS: Readonly<Record<string, Tool>> = {
   },
 
   ask_undeclared: (core, context) => viaClient("client refused", () => elicitConfirm(core, context)),
+
+  url_elicit: urlElicit,
+
+  url_required: urlRequired,
 
   ping_client: (core, context) =>
     viaClient("ping failed", async () => {
@@ -236,7 +295,8 @@ const resourceRead: Method = async (core, context) => {
 
 const METHODS: Readonly<Record<string, Method>> = {
   "tools/list": (core, context) => {
-    const { page, nextCursor } = paginate(toolDefinitions(core.extraTool), context.params["cursor"], {
+    const tools = toolDefinitions(core.extraTool, declaresUrlElicitation(core.legacy.capabilities))
+    const { page, nextCursor } = paginate(tools, context.params["cursor"], {
       pageSize: core.options.pageSize,
       endless: core.options.endlessPages,
       modern: false

@@ -19,18 +19,21 @@ import {
   confirmElicitation,
   declares,
   declaresFormElicitation,
+  declaresUrlElicitation,
   describeAnswer,
   describeAnswers,
   describeConfirm,
   describeRoots,
   describeSample,
+  describeUrlAnswer,
   isKnownResource,
   paginate,
   promptMessages,
   questionElicitation,
   resourceContents,
   text,
-  toolDefinitions
+  toolDefinitions,
+  urlElicitation
 } from "./scripted-catalog.js"
 import { ErrorCode, RpcError, asLogLevel, atOrAbove, getCount, getObject, getString, isObject, sleep } from "./scripted-json.js"
 import type { Json, JsonObject } from "./scripted-json.js"
@@ -260,6 +263,17 @@ const MODERN_TOOLS: Readonly<Record<string, Tool>> = {
     return inputRequired({ undeclared: elicit(confirmElicitation(true)) }, undefined)
   },
 
+  /** `input_required` with a URL elicitation under key `link` (no elicitationId, no state), then the answer. */
+  url_elicit: (_core, context, args) => {
+    if (!declaresUrlElicitation(capabilitiesOf(context))) return text("no url elicitation capability")
+    expectNoState(context)
+    const response = responseFor(context, "link", asElicitResult)
+    if (response !== undefined) return text(describeUrlAnswer(response))
+    return inputRequired({ link: elicit(urlElicitation(args)) }, undefined)
+  },
+
+  url_required: () => text("url_required is legacy-only (-32042 has no modern form)", true),
+
   ping_client: () => text("ping_client is legacy-only", true)
 }
 
@@ -314,7 +328,8 @@ const METHODS: Readonly<Record<string, Method>> = {
     }
   },
   "tools/list": (core, context) => {
-    const { page, nextCursor } = paginate(toolDefinitions(core.extraTool), context.params["cursor"], {
+    const tools = toolDefinitions(core.extraTool, declaresUrlElicitation(capabilitiesOf(context)))
+    const { page, nextCursor } = paginate(tools, context.params["cursor"], {
       pageSize: core.options.pageSize,
       endless: core.options.endlessPages,
       modern: true

@@ -20,6 +20,8 @@ interface Listen {
 }
 
 interface LegacySession {
+  /** `url_required`: the elicitation ids issued, and whether each was completed. */
+  readonly urlElicitations: Map<string, boolean>
   initialized: boolean
   version: string
   capabilities: JsonObject | undefined
@@ -31,6 +33,7 @@ export class Core {
   readonly options: Options
   era: "modern" | "legacy"
   readonly legacy: LegacySession = {
+    urlElicitations: new Map(),
     initialized: false,
     version: "",
     capabilities: undefined,

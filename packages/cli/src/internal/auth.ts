@@ -5,10 +5,10 @@
  */
 import { McpAuth } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { openBrowser } from "./browser.js"
 import { UsageError } from "./errors.js"
 
 /** The default loopback port: fixed, so that a client registered with its redirect URL stays valid. */
@@ -22,32 +22,6 @@ export const tokenFile = (env: NodeJS.ProcessEnv = process.env): string => {
     ? env["XDG_CONFIG_HOME"]
     : path.join(os.homedir(), ".config")
   return path.join(base, "mcp-effect", "tokens.json")
-}
-
-/** The command that opens a URL: `$BROWSER` if set (`none` for no browser), else the platform's opener. */
-export const browserCommand = (
-  url: string,
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform
-): ReadonlyArray<string> | undefined => {
-  const browser = env["BROWSER"]
-  if (browser !== undefined && browser !== "") return browser === "none" ? undefined : [browser, url]
-  if (platform === "darwin") return ["open", url]
-  if (platform === "win32") return ["cmd", "/c", "start", "", url]
-  return ["xdg-open", url]
-}
-
-/** Try to open the URL in a browser; any failure (no opener, no display) is ignored. */
-const openBrowser = (url: URL) => {
-  const [command, ...args] = browserCommand(url.href) ?? []
-  if (command === undefined) return
-  try {
-    const child = spawn(command, args, { stdio: "ignore", detached: true })
-    child.on("error", () => undefined)
-    child.unref()
-  } catch {
-    // No browser: the URL is on stderr.
-  }
 }
 
 /** Print the URL on stderr (always) and try the browser. */

@@ -2,14 +2,14 @@
  * An elicitation form answered in the terminal: one prompt per property of the requested schema (text,
  * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
  * elicitation; unless stdin and stdout are a terminal it is declined. What the server wrote (titles,
- * descriptions, choices, defaults) is shown with its controls made visible.
+ * descriptions, choices, defaults) is shown with its controls made visible. A URL-mode elicitation goes to
+ * `urlElicit.ts`.
  */
 import * as Prompt from "effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { visible } from "./sanitize.js"
-import type { StatusLine } from "./status.js"
+import * as urlElicit from "./urlElicit.js"
 
 type Json = Readonly<Record<string, unknown>>
 type Answer = string | number | boolean | ReadonlyArray<string>
@@ -94,13 +94,15 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
   }
 }
 
-/** The `onElicit` hook of the command. */
-export const hook = (
-  terminal: Context.Context<Prompt.Environment> | undefined,
-  status: StatusLine
-): NonNullable<InputFulfiller.InputHooks["onElicit"]> =>
+/** The `onElicit` hook of the command: a form, or a link to open (`mode: "url"`). */
+export const hook = (interaction: urlElicit.Interaction): NonNullable<InputFulfiller.InputHooks["onElicit"]> =>
 (request) => {
-  const message = typeof request.params["message"] === "string" ? request.params["message"] : "(no message)"
+  const { status, terminal } = interaction
+  const message = request.params.message
+  if (request.params.mode === "url") {
+    return urlElicit.answer(interaction, { message, url: request.params.url ?? "", elicitationId: request.params.elicitationId })
+      .pipe(Effect.map((action): InputFulfiller.ElicitResult => ({ action })))
+  }
   if (terminal === undefined) {
     status.line(`mcp-effect: declined the server's question (not at a terminal): ${message}`)
     return Effect.succeed<InputFulfiller.ElicitResult>({ action: "decline" })

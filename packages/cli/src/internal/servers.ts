@@ -12,7 +12,7 @@ import * as Result from "effect/Result"
 import { SomeServersFailed, UsageError } from "./errors.js"
 import { shared } from "./options.js"
 import { print, printJson, table } from "./render.js"
-import { clientOptions, type SessionOptions } from "./session.js"
+import { clientOptions, interaction, type SessionOptions } from "./session.js"
 import * as Status from "./status.js"
 import { configPath } from "./target.js"
 
@@ -35,7 +35,7 @@ const check = (
   status: Status.StatusLine
 ) =>
   Effect.gen(function*() {
-    const client = yield* McpConfig.connect(entry, yield* clientOptions(options, status, false))
+    const client = yield* McpConfig.connect(entry, yield* clientOptions(options, yield* interaction(options, status), false))
     const info = yield* client.info
     const tools = yield* client.listTools()
     const row: Row = {

@@ -15,11 +15,14 @@ import type * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as auth from "./auth.js"
+import * as Completions from "./completions.js"
 import * as elicit from "./elicit.js"
 import { type ConnectTimeoutError, connected } from "./output.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
 import * as target from "./target.js"
+import type { Interaction } from "./urlElicit.js"
+import { retryingClient } from "./urlRequired.js"
 
 /** The words after `--` on the command line (a server command), if there was a `--`. */
 export class CommandTail extends Context.Service<CommandTail, ReadonlyArray<string> | undefined>()("mcp-effect/cli/CommandTail") {}
@@ -73,23 +76,40 @@ const logLine = (message: McpClient.LogMessage) => {
   return `[${message.level}]${message.logger === undefined ? "" : ` ${message.logger}:`} ${data}`
 }
 
+/**
+ * What the command's elicitations need: the terminal when stdin and stdout are one (prompts read stdin and
+ * draw on stdout, so `--json | jq` declines instead), the status line, and the completions it waits for.
+ */
+export const interaction = (
+  options: Pick<SessionOptions, "timeout">,
+  status: Status.StatusLine
+): Effect.Effect<Interaction, never, Prompt.Environment> =>
+  Effect.gen(function*() {
+    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
+    return {
+      terminal: interactive ? yield* Effect.context<Prompt.Environment>() : undefined,
+      status,
+      completions: Completions.make(status),
+      timeout: options.timeout
+    }
+  })
+
 /** The client options of a command: hooks on the status line, prompts when stdin is a terminal. */
 export const clientOptions = (
   options: Pick<SessionOptions, "root" | "timeout">,
-  status: Status.StatusLine,
+  interaction: Interaction,
   progress: boolean
-): Effect.Effect<McpClient.ClientOptions, never, Prompt.Environment> =>
+): Effect.Effect<McpClient.ClientOptions> =>
   Effect.gen(function*() {
-    // Prompts read stdin and draw on stdout: both must be the terminal (`--json | jq` declines instead).
-    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
-    const terminal = interactive ? yield* Effect.context<Prompt.Environment>() : undefined
+    const { status } = interaction
     const logLevel = mcpLevelOf(yield* References.MinimumLogLevel)
     return {
       clientName: CLIENT_NAME,
       requestTimeout: options.timeout * 1000,
       ...(logLevel === undefined ? {} : { logLevel, onLog: (message: McpClient.LogMessage) => status.line(logLine(message)) }),
       ...(progress ? { onProgress: status.progress, resetTimeoutOnProgress: true } : {}),
-      onElicit: elicit.hook(terminal, status),
+      onElicit: elicit.hook(interaction),
+      elicitationModes: ["form", "url"],
       ...(options.root.length === 0 ? {} : { onListRoots: () => rootsOf(options.root) })
     }
   })
@@ -133,12 +153,14 @@ export const withClient = <A, E, R>(
     const entry = yield* entryOf(options)
     const callbackPort = yield* auth.checkPort(options.callbackPort)
     const status = Status.make()
-    const client = yield* clientOptions(options, status, settings.progress === true)
+    const asks = yield* interaction(options, status)
+    const client = yield* clientOptions(options, asks, settings.progress === true)
     const startedAt = Date.now()
     return yield* Effect.scoped(
       connect(entry, client, callbackPort).pipe(
+        Effect.tap((service) => Completions.follow(service, asks.completions)),
         Effect.tap((service) => connected(service, options.connectTimeout)),
-        Effect.flatMap((service) => use(service, status, startedAt)),
+        Effect.flatMap((service) => use(retryingClient(service, asks), status, startedAt)),
         Effect.ensuring(Effect.sync(status.clear))
       )
     )
