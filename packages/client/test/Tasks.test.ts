@@ -18,7 +18,8 @@ import {
   MODERN_DISCOVER,
   modernServer,
   ok,
-  paramsOf
+  paramsOf,
+  silent
 } from "./fixtures/memoryServer.js"
 import * as Tasks from "../src/internal/tasks.js"
 
@@ -224,8 +225,11 @@ const legacyTaskCapabilities = {
   capabilities: { ...LEGACY_INITIALIZE.capabilities, tasks: { requests: { tools: { call: {} } } } }
 }
 
-/** A scripted legacy server whose one tool is a task; `tasks/get` says what `get` answers. */
-const legacyTaskServer = (get: Handler) =>
+/** A scripted legacy server whose one tool is a task; `tasks/get` says what `get` answers (`tasks/cancel`, `cancel`). */
+const legacyTaskServer = (
+  get: Handler,
+  cancel: Handler = (params) => ok({ taskId: params?.["taskId"] ?? "", status: "cancelled" })
+) =>
   legacyServer({
     "initialize": () => ok(legacyTaskCapabilities),
     "tools/list": () =>
@@ -233,11 +237,14 @@ const legacyTaskServer = (get: Handler) =>
     "tools/call": () => ok({ task: { taskId: "mine", status: "working", pollInterval: 500 } }),
     "tasks/get": get,
     "tasks/result": () => ok({ content: [{ type: "text", text: "the result of another task" }] }),
-    "tasks/cancel": (params) => ok({ taskId: params?.["taskId"] ?? "", status: "cancelled" })
+    "tasks/cancel": cancel
   })
 
-const withFake = <A, E>(transport: Layer.Layer<McpTransport.McpTransport>, f: (client: McpClient.Service) => Effect.Effect<A, E>) =>
-  Effect.flatMap(McpClient.McpClient, f).pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(transport))))
+const withFake = <A, E>(
+  transport: Layer.Layer<McpTransport.McpTransport>,
+  f: (client: McpClient.Service) => Effect.Effect<A, E>,
+  options?: McpClient.ClientOptions
+) => Effect.flatMap(McpClient.McpClient, f).pipe(Effect.provide(McpClient.layer(options).pipe(Layer.provide(transport))))
 
 describe("legacy tasks against a hostile server", () => {
   it.effect("a task that never ends is bounded by overallTimeout, and cancelled on the wire", () =>
@@ -312,5 +319,48 @@ describe("a task tool's call built before the listing", () => {
       assert.isTrue(paramsOf(server.requests("tools/call")[0])["task"] !== undefined, "tools/call without params.task")
       assert.strictEqual(server.requests("tasks/get").length, 1)
       assert.strictEqual(server.requests("tasks/result").length, 1)
+    }))
+})
+
+describe("a task given up waits for the answer to its tasks/cancel at most CANCEL_WAIT", () => {
+  /** The call, bounded by a 2 s `overallTimeout`, on a client whose requests may take 30 s; how long it took. */
+  const boundedCall = (server: { readonly layer: Layer.Layer<McpTransport.McpTransport> }, listFirst: boolean) =>
+    withFake(server.layer, (client) =>
+      Effect.andThen(
+        listFirst ? client.listTools() : Effect.void,
+        client.callTool("render", {}, { overallTimeout: "2 seconds" }).pipe(Effect.flip, Effect.timed)
+      ), { requestTimeout: "30 seconds" }).pipe(Effect.forkChild)
+
+  it.effect("legacy: a server that never answers tasks/cancel holds the call 2 s past its budget, not a request timeout", () =>
+    Effect.gen(function*() {
+      const server = legacyTaskServer(() => ok({ taskId: "mine", status: "working", pollInterval: 500 }), () => silent)
+      const fiber = yield* boundedCall(server, true)
+      for (let i = 0; i < 24; i++) yield* advance("250 millis")
+      assert.isTrue(Option.isSome(Option.fromUndefinedOr(fiber.pollUnsafe())), "the call is still running 6 s into a 2 s budget")
+      const [took, error] = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpTimeoutError")
+      assert.isAtMost(Duration.toMillis(took), 2000 + Duration.toMillis(Tasks.CANCEL_WAIT))
+      assert.deepStrictEqual(server.requests("tasks/cancel").map((m) => paramsOf(m)["taskId"]), ["mine"])
+    }))
+
+  it.effect("modern: the same", () =>
+    Effect.gen(function*() {
+      const server = modernServer({
+        "server/discover": () =>
+          ok({
+            ...MODERN_DISCOVER,
+            capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }
+          }),
+        "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "working", pollIntervalMs: 500 }),
+        "tasks/get": () => ok({ resultType: "complete", taskId: "mine", status: "working", pollIntervalMs: 500 }),
+        "tasks/cancel": () => silent
+      })
+      const fiber = yield* boundedCall(server, false)
+      for (let i = 0; i < 24; i++) yield* advance("250 millis")
+      assert.isTrue(Option.isSome(Option.fromUndefinedOr(fiber.pollUnsafe())), "the call is still running 6 s into a 2 s budget")
+      const [took, error] = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpTimeoutError")
+      assert.isAtMost(Duration.toMillis(took), 2000 + Duration.toMillis(Tasks.CANCEL_WAIT))
+      assert.deepStrictEqual(server.requests("tasks/cancel").map((m) => paramsOf(m)["taskId"]), ["mine"])
     }))
 })

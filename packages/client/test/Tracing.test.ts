@@ -5,9 +5,11 @@
 import { McpClient, McpTestServer } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import type * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import { TestClock } from "effect/testing"
 import * as Tracer from "effect/Tracer"
 
 interface Recorded {
@@ -78,6 +80,10 @@ const server = McpTestServer.make({
   ]
 })
 
+/** Let forked fibers reach their sleep, move the test clock 100 ms, and let the woken ones run. */
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
+const advance = settle.pipe(Effect.andThen(TestClock.adjust("100 millis")), Effect.andThen(settle))
+
 const onElicit = () => ({ action: "accept" as const, content: { ok: true } })
 
 describe("tracing", () => {
@@ -132,6 +138,33 @@ describe("tracing", () => {
       assert.strictEqual(operation?.attributes.get("error.type"), "-32603")
       const after = (yield* Metric.value(histogram)).count
       assert.strictEqual(after - before, 1)
+    }))
+
+  it.effect("a legacy task tool called before any listing is one tools/call operation, measured once", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = memoryTracer()
+      const legacy = McpTestServer.make({
+        era: "legacy",
+        tools: [McpTestServer.tool({ name: "render", taskSupport: "required", pollInterval: 100, handler: () => Effect.succeed("rendered") })]
+      })
+      const histogram = McpClient.operationDuration.pipe(Metric.withAttributes({ "mcp.method.name": "tools/call" }))
+      const before = (yield* Metric.value(histogram)).count
+      const result = yield* McpClient.callTool("render").pipe(
+        Effect.provide(legacy.layer({ tracing: true })),
+        Effect.withTracer(tracer),
+        Effect.forkChild,
+        Effect.tap(() => Effect.repeat(advance, { times: 10 })),
+        Effect.flatMap(Fiber.join)
+      )
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "rendered" }])
+      const operations = spans.filter((s) => s.name === "tools/call render")
+      assert.strictEqual(operations.length, 1)
+      const operation = operations[0]
+      // The task's own requests are inside it: its creating request, the listing before it.
+      const children = spans.filter((s) => s.parentId === operation?.spanId).map((s) => s.name)
+      assert.include(children, "tools/list")
+      assert.include(children, "tools/call request")
+      assert.strictEqual((yield* Metric.value(histogram)).count - before, 1)
     }))
 
   it.effect("off by default: the client creates no span", () =>

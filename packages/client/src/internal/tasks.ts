@@ -51,17 +51,34 @@ export const sameTask = <T extends { readonly taskId: string }>(taskId: string, 
   )
 
 /**
+ * How long a call that gives its task up waits for the answer to its `tasks/cancel` (at most; the request's own
+ * timeout when shorter): the cancel goes out at once, and a server that does not answer it cannot hold the call
+ * (one ended by its `overallTimeout`, one interrupted) for a whole request timeout. @internal
+ */
+export const CANCEL_WAIT: Duration.Duration = Duration.seconds(2)
+
+/** `tasks/cancel` for the task, its answer awaited as `requests.cancel` says; its own failure ignored. */
+const sendCancel = (requests: TaskRequests, taskId: string): Effect.Effect<void> =>
+  requests.cancel === undefined
+    ? requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
+    : requests.cancel(taskId)
+
+/**
  * The task is given up unless the effect succeeds (interrupted, timed out, refused, failed): `tasks/cancel`,
  * whose own failure is ignored. @internal
  */
 export const cancelUnlessDone = (requests: TaskRequests, taskId: string) => <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.onExit(effect, (exit) =>
-    Exit.isSuccess(exit) ? Effect.void : requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore))
+  Effect.onExit(effect, (exit) => Exit.isSuccess(exit) ? Effect.void : sendCancel(requests, taskId))
 
 /** @internal */
 export interface TaskRequests {
   /** One plain request on the current session (its own timeout applies to each). */
   readonly request: (method: string, params: JsonObject) => Effect.Effect<unknown, McpClientError>
+  /**
+   * `tasks/cancel` for a task given up, its failure ignored; without it, `request` (its whole timeout awaited).
+   * A call's wiring waits `CANCEL_WAIT` at most.
+   */
+  readonly cancel?: ((taskId: string) => Effect.Effect<void>) | undefined
 }
 
 /** What a task-augmented call tells the `onTaskCreated` hook (the server's `ttl` in milliseconds, if it gave one). @internal */
@@ -104,7 +121,7 @@ export const pollLegacyTask = (
     }
     return task
   })
-  const cancel = requests.request("tasks/cancel", { taskId }).pipe(Effect.ignore)
+  const cancel = sendCancel(requests, taskId)
   return poll.pipe(
     options?.cancelOnFailure === true ? cancelUnlessDone(requests, taskId) : Effect.onInterrupt(() => cancel),
     Effect.andThen(Effect.onInterrupt(requests.request("tasks/result", { taskId }), () => cancel))

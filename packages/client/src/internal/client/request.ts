@@ -12,6 +12,7 @@ import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { FIRST, nextRound, type Round, serveInputs } from "./inputRounds.js"
 import * as ModernTasks from "../modernTasks.js"
+import * as Tasks from "../tasks.js"
 import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 import type { TaskWatcher } from "./taskWatch.js"
@@ -39,6 +40,15 @@ export interface Requests {
     params: JsonObject | undefined,
     callOptions?: CallOptions
   ) => Effect.Effect<unknown, McpClientError>
+  /** One request of an operation already open (no operation span of its own; its request span when tracing). */
+  readonly requestInOperation: (
+    current: Session,
+    method: string,
+    params: JsonObject | undefined,
+    callOptions?: CallOptions
+  ) => Effect.Effect<unknown, McpClientError>
+  /** `tasks/cancel` for a task a call gives up: its answer awaited `Tasks.CANCEL_WAIT` at most, its failure ignored. */
+  readonly cancelTask: (current: Session, callOptions: CallOptions | undefined) => (taskId: string) => Effect.Effect<void>
   /** A request that may be answered with `input_required` (modern), served until the final result. */
   readonly requestWithInput: (
     method: string,
@@ -175,18 +185,36 @@ export const make = (
 ): Requests => {
   const telemetry = context.telemetry
 
+  const requestInOperation = (
+    current: Session,
+    method: string,
+    params: JsonObject | undefined,
+    callOptions?: CallOptions
+  ) => {
+    const sent = send(context, progress, current, method, params, callOptions)
+    return (telemetry === undefined ? sent : telemetry.round(method, 0, sent)).pipe(
+      Effect.flatMap((raw) => complete(method, raw))
+    )
+  }
+
   const requestComplete = (current: Session, method: string, params: JsonObject | undefined, callOptions?: CallOptions) =>
     telemetry === undefined
-      ? send(context, progress, current, method, params, callOptions).pipe(Effect.flatMap((raw) => complete(method, raw)))
+      ? requestInOperation(current, method, params, callOptions)
       : traced(
         context,
         method,
         params,
-        telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind).pipe(
-          Effect.andThen(telemetry.round(method, 0, send(context, progress, current, method, params, callOptions))),
-          Effect.flatMap((raw) => complete(method, raw))
+        Effect.andThen(
+          telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind),
+          requestInOperation(current, method, params, callOptions)
         )
       )
+
+  const cancelTask = (current: Session, callOptions: CallOptions | undefined) => (taskId: string) =>
+    requestComplete(current, "tasks/cancel", { taskId }, {
+      ...callOptions,
+      timeout: Duration.min(timeoutOf(context, callOptions), Tasks.CANCEL_WAIT)
+    }).pipe(Effect.ignore)
 
   /** One round: the request (with the last round's retry), then its result, a task to follow, or the next round. */
   const round = (
@@ -212,6 +240,7 @@ export const make = (
         if (resultType === "task" && current.info.era === "modern" && ModernTasks.serverOffersTasks(current.info.capabilities)) {
           return ModernTasks.followModernTask(method, raw, {
             request: (taskMethod, taskParams) => requestComplete(current, taskMethod, taskParams, callOptions),
+            cancel: cancelTask(current, callOptions),
             serve: (inputs) => serveInputs(context, method, inputs),
             maxInputRounds: context.maxInputRounds,
             watch: watchTasks(current, timeoutOf(context, callOptions))
@@ -272,5 +301,12 @@ export const make = (
       (last) => isRecord(last.result) && last.result["isError"] === true
     )
 
-  return { requestComplete, requestWithInput, timeoutOf: (callOptions) => timeoutOf(context, callOptions), overall }
+  return {
+    requestComplete,
+    requestInOperation,
+    cancelTask,
+    requestWithInput,
+    timeoutOf: (callOptions) => timeoutOf(context, callOptions),
+    overall
+  }
 }

@@ -154,34 +154,36 @@ export const make = (
   /**
    * A legacy tool that must run as a task: created with `params.task`, polled, its result read; progress is
    * reported for the task's whole life (its token is held until the task ends), interruption is `tasks/cancel`.
-   * `overallTimeout` bounds the whole task (the task is then cancelled).
+   * `overallTimeout` bounds the whole task (the task is then cancelled). `inOperation`: the call's `tools/call`
+   * operation is already open (its span, its duration, its `overallTimeout`), so the task's first request is
+   * one of its requests, not an operation of its own.
    */
-  const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined) =>
+  const callAsTask = (current: Session, params: JsonObject, callOptions: CallOptions | undefined, inOperation: boolean) =>
     Effect.acquireUseRelease(
       Effect.sync(() => progress.hold(callOptions?.toolCallId)),
-      (ticket) =>
-        requests.overall(
-          current,
-          "tools/call",
-          callOptions,
-          Tasks.callAsTask(
-            { request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions) },
-            requests.requestComplete(current, "tools/call", { ...params, task: {} }, {
-              ...callOptions,
-              progressToken: ticket.token
-            }),
-            context.options.onTaskCreated
-          )
-        ),
+      (ticket) => {
+        const createOptions = { ...callOptions, progressToken: ticket.token }
+        const task = Tasks.callAsTask(
+          {
+            request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions),
+            cancel: requests.cancelTask(current, callOptions)
+          },
+          inOperation
+            ? requests.requestInOperation(current, "tools/call", { ...params, task: {} }, createOptions)
+            : requests.requestComplete(current, "tools/call", { ...params, task: {} }, createOptions),
+          context.options.onTaskCreated
+        )
+        return inOperation ? task : requests.overall(current, "tools/call", callOptions, task)
+      },
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
 
   const rounds = (headers: Readonly<Record<string, string>> | undefined): Plan => ({ _tag: "Rounds", headers })
 
   /** A legacy task when the server takes tool tasks; plain rounds (no mirrored headers) otherwise. */
-  const taskPlan = (current: Session, params: JsonObject, callOptions: CallOptions | undefined): Plan =>
+  const taskPlan = (current: Session, params: JsonObject, callOptions: CallOptions | undefined, inOperation: boolean): Plan =>
     current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
-      ? { _tag: "Instead", result: callAsTask(current, params, callOptions) }
+      ? { _tag: "Instead", result: callAsTask(current, params, callOptions, inOperation) }
       : rounds(undefined)
 
   const headersPlan = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) => {
@@ -200,7 +202,7 @@ export const make = (
       knowTool(name),
       Effect.suspend(() =>
         taskTools.has(name)
-          ? Effect.succeed(taskPlan(current, params, callOptions))
+          ? Effect.succeed(taskPlan(current, params, callOptions, true))
           : headersPlan(name, args, false)(current) ?? Effect.succeed(rounds(undefined))
       )
     )
@@ -219,7 +221,7 @@ export const make = (
       }
       if (taskTools.has(name)) {
         return Effect.flatMap(session, (current) => {
-          const plan = taskPlan(current, params, callOptions)
+          const plan = taskPlan(current, params, callOptions, false)
           return plan._tag === "Instead"
             ? plan.result
             : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)
