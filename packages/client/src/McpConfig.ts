@@ -25,8 +25,11 @@
  *
  * Rules:
  *
- * - `${VAR}` in `env` and `headers` values is replaced by the environment variable (`${VAR:-default}` gives a
- *   default, `$${` is a literal `${`); an unset variable without a default is an error naming the field.
+ * - `${VAR}` in `command`, `args`, `cwd`, `env`, `url` and `headers` is replaced by the environment variable
+ *   (`${VAR:-default}` gives a default, `$${` is a literal `${`; VS Code's `${env:VAR}` too); an unset variable
+ *   without a default is an error naming the field. VS Code's `${input:ID}` takes `ParseOptions.inputs`, and
+ *   `${workspaceFolder}` the project's folder (the folder of `.vscode/`, else the file's own).
+ *   Where `${VAR}` is expanded follows Claude Code's `.mcp.json` (command, args, env, url, headers).
  * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
  * - A file that cannot be read, is not JSON, or has a malformed entry fails with `McpConfigError`, which names
  *   the file, the entry and the field. A server that cannot be started or listed fails with
@@ -53,6 +56,7 @@ import type { McpClientError } from "./McpError.js"
 import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as ToolRegistry from "./ToolRegistry.js"
+import * as NodePath from "node:path"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -196,12 +200,25 @@ export class McpConfigServerError extends Schema.TaggedError<McpConfigServerErro
 // Reading
 // -----------------------------------------------------------------------------
 
-const envOf = (options: ParseOptions | undefined): Environment => {
+/** VS Code's `${workspaceFolder}` for a file: the folder of its `.vscode/` folder, else its own folder. */
+const workspaceFolderOf = (path: string): string => {
+  const folder = NodePath.dirname(NodePath.resolve(path))
+  return NodePath.basename(folder) === ".vscode" ? NodePath.dirname(folder) : folder
+}
+
+const envOf = (options: ParseOptions | undefined, path?: string): Environment => {
   const env = options?.env ?? process.env
   const inputs = options?.inputs
-  return inputs === undefined
+  const workspace = path === undefined || env["workspaceFolder"] !== undefined
+    ? {}
+    : { workspaceFolder: workspaceFolderOf(path) }
+  return inputs === undefined && path === undefined
     ? env
-    : { ...env, ...Object.fromEntries(Object.entries(inputs).map(([id, value]) => [`input:${id}`, value])) }
+    : {
+      ...workspace,
+      ...env,
+      ...Object.fromEntries(Object.entries(inputs ?? {}).map(([id, value]) => [`input:${id}`, value]))
+    }
 }
 
 /**
@@ -294,7 +311,7 @@ export const readEntries = (
     const servers = yield* parse.serversOf(document, path)
     return yield* Effect.forEach(
       Object.entries(servers),
-      ([name, entry]) => Effect.result(parse.parseEntry(name, entry, envOf(options), path))
+      ([name, entry]) => Effect.result(parse.parseEntry(name, entry, envOf(options, path), path))
     )
   })
 

@@ -7,7 +7,7 @@ import { McpConfig } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -26,7 +26,7 @@ const writeConfig = (text: string) => {
 }
 
 describe("McpConfig: reading the mcpServers shape", () => {
-  it.effect("stdio and HTTP entries, ${VAR} in env and headers, unknown fields kept and ignored", () =>
+  it.effect("stdio and HTTP entries, ${VAR} expanded, unknown fields kept and ignored", () =>
     Effect.gen(function*() {
       const config = yield* McpConfig.parseConfig({
         globalShortcut: "Ctrl+Space",
@@ -51,12 +51,47 @@ describe("McpConfig: reading the mcpServers shape", () => {
       const [files, remote] = config.servers
       assert(files?.transport === "stdio" && remote?.transport === "http")
       assert.deepStrictEqual(files.env, { API_KEY: "s3cret", PLAIN: "x", FALLBACK: "dflt", LITERAL: "${TOKEN}" })
-      // Only env and headers are expanded; args are passed as written.
-      assert.deepStrictEqual(files.args, ["-y", "server-files", "${HOME_DIR}"])
+      // Expanded where Claude Code expands them: command, args, env, url, headers (and cwd).
+      assert.deepStrictEqual(files.args, ["-y", "server-files", "/home/ada"])
       assert.strictEqual(files.cwd, "/tmp")
       assert.deepStrictEqual(files.raw["autoApprove"], ["read"])
       assert.deepStrictEqual(remote.headers, { Authorization: "Bearer s3cret" })
       assert.strictEqual(remote.url, "https://example.com/mcp")
+    }))
+
+  it.effect("${VAR} in command, args, cwd and url; VS Code's ${env:VAR}, ${input:ID} and ${workspaceFolder}", () =>
+    Effect.gen(function*() {
+      const config = yield* McpConfig.parseConfig({
+        mcpServers: {
+          local: { command: "${HOME_DIR}/bin/srv", args: ["--token", "${env:TOKEN}", "--", "$${kept}"], cwd: "${HOME_DIR}/work" },
+          remote: { url: "https://example.com/${TENANT:-acme}/mcp" }
+        }
+      }, { env })
+      const [local, remote] = config.servers
+      assert(local?.transport === "stdio" && remote?.transport === "http")
+      assert.strictEqual(local.command, "/home/ada/bin/srv")
+      assert.deepStrictEqual(local.args, ["--token", "s3cret", "--", "${kept}"])
+      assert.strictEqual(local.cwd, "/home/ada/work")
+      assert.strictEqual(remote.url, "https://example.com/acme/mcp")
+
+      const unset = yield* failureOf(McpConfig.parseConfig({ mcpServers: { a: { command: "x", args: ["ok", "${NOPE}"] } } }, { env }))
+      assert.deepStrictEqual([unset.entry, unset.field], ["a", "args[1]"])
+      assert.include(unset.detail, "NOPE is not set")
+      // A URL that is not one is named as written, not with what its references stood for.
+      const notUrl = yield* failureOf(McpConfig.parseConfig({ mcpServers: { b: { url: "${TOKEN}" } } }, { env }))
+      assert.strictEqual(notUrl.field, "url")
+      assert.notInclude(notUrl.message, "s3cret")
+
+      const project = mkdtempSync(path.join(tmpdir(), "mcp-config-project-"))
+      mkdirSync(path.join(project, ".vscode"))
+      const file = path.join(project, ".vscode", "mcp.json")
+      writeFileSync(file, JSON.stringify({
+        inputs: [{ type: "promptString", id: "era", description: "Which era" }],
+        servers: { demo: { type: "stdio", command: "node", args: ["${workspaceFolder}/server.js", "--era", "${input:era}"] } }
+      }))
+      const [demo] = yield* McpConfig.readEntries(file, { env, inputs: { era: "legacy" } })
+      assert(demo !== undefined && Result.isSuccess(demo) && demo.success.transport === "stdio")
+      assert.deepStrictEqual(demo.success.args, [`${project}/server.js`, "--era", "legacy"])
     }))
 
   it.effect("malformed entries: a tagged error naming the entry and the field", () =>

@@ -1,6 +1,6 @@
 /**
- * Reading the `mcpServers` JSON shape: each entry checked field by field, `${VAR}` references in `env` and
- * `headers` expanded, unknown fields kept (in `raw`) and otherwise ignored.
+ * Reading the `mcpServers` JSON shape: each entry checked field by field, `${VAR}` references expanded in
+ * `command`, `args`, `cwd`, `env`, `url` and `headers`, unknown fields kept (in `raw`) and otherwise ignored.
  */
 import * as Effect from "effect/Effect"
 import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
@@ -19,8 +19,11 @@ interface Where {
 const failure = (where: Where, field: string | undefined, detail: string) =>
   new McpConfigError({ path: where.path, entry: where.entry, field, detail })
 
-/** `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`; VS Code's `${input:ID}` (looked up as `input:ID`). */
-const REFERENCE = /\$\$\{|\$\{((?:input:[^}]+)|[A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+/**
+ * `${NAME}` or `${NAME:-default}`; `$${` is a literal `${`; VS Code's `${input:ID}` (looked up as `input:ID`) and
+ * `${env:NAME}` (as `NAME`).
+ */
+const REFERENCE = /\$\$\{|\$\{((?:input:[^}]+)|(?:env:[A-Za-z_][A-Za-z0-9_]*)|[A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
 /** Expand the references of one value; the first unset variable without a default is named in the error. */
 export const expand = (
@@ -32,7 +35,7 @@ export const expand = (
   let missing: string | undefined
   const expanded = value.replace(REFERENCE, (match, name: string | undefined, fallback: string | undefined) => {
     if (name === undefined) return "${"
-    const found = env[name]
+    const found = env[name.startsWith("env:") ? name.slice(4) : name]
     if (found !== undefined && found !== "") return found
     if (fallback !== undefined) return fallback
     missing ??= name
@@ -69,14 +72,27 @@ const stringMap = (
       : Effect.fail(failure(where, `${key}.${name}`, "must be a string"))).pipe(Effect.map(Object.fromEntries))
 }
 
-const stringArray = (entry: Json, key: string, where: Where) => {
+/** A string field, its references expanded. */
+const expandedString = (entry: Json, key: string, env: Environment, where: Where) =>
+  Effect.flatMap(
+    optionalString(entry, key, where),
+    (value) => value === undefined ? Effect.succeed(undefined) : expand(value, env, where, key)
+  )
+
+/** An array of strings, each one's references expanded (an error names the item: `args[2]`). */
+const stringArray = (
+  entry: Json,
+  key: string,
+  env: Environment,
+  where: Where
+): Effect.Effect<ReadonlyArray<string> | undefined, McpConfigError> => {
   const value = entry[key]
   if (value === undefined) return Effect.succeed(undefined)
   if (!Array.isArray(value)) return Effect.fail(failure(where, key, "must be an array of strings"))
-  const bad = value.findIndex((item) => typeof item !== "string")
-  return bad === -1
-    ? Effect.succeed(value.filter((item): item is string => typeof item === "string"))
-    : Effect.fail(failure(where, `${key}[${bad}]`, "must be a string"))
+  return Effect.forEach(value, (item: unknown, i) =>
+    typeof item === "string"
+      ? expand(item, env, where, `${key}[${i}]`)
+      : Effect.fail(failure(where, `${key}[${i}]`, "must be a string")))
 }
 
 const STDIO_TYPES = new Set(["stdio"])
@@ -84,24 +100,25 @@ const HTTP_TYPES = new Set(["http", "streamable-http", "streamableHttp"])
 
 const parseStdio = (name: string, entry: Json, env: Environment, where: Where) =>
   Effect.gen(function*() {
-    const command = yield* optionalString(entry, "command", where)
+    const command = yield* expandedString(entry, "command", env, where)
     if (command === undefined || command.length === 0) {
       return yield* failure(where, "command", "a stdio server needs a non-empty command")
     }
-    const args = yield* stringArray(entry, "args", where)
+    const args = yield* stringArray(entry, "args", env, where)
     const envVars = yield* stringMap(entry, "env", env, where)
-    const cwd = yield* optionalString(entry, "cwd", where)
+    const cwd = yield* expandedString(entry, "cwd", env, where)
     const server: ServerEntry = { name, transport: "stdio", command, args: args ?? [], env: envVars, cwd, raw: entry }
     return server
   })
 
 const parseHttp = (name: string, entry: Json, env: Environment, where: Where) =>
   Effect.gen(function*() {
-    const url = yield* optionalString(entry, "url", where)
+    const url = yield* expandedString(entry, "url", env, where)
     if (url === undefined) return yield* failure(where, "url", "an HTTP server needs a url")
     const parsed = URL.canParse(url) ? new URL(url) : undefined
     if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-      return yield* failure(where, "url", `not an http(s) URL: ${JSON.stringify(url)}`)
+      // Named as written: what a reference stood for may be a secret.
+      return yield* failure(where, "url", `not an http(s) URL: ${JSON.stringify(entry["url"])}`)
     }
     const headers = yield* stringMap(entry, "headers", env, where)
     const server: ServerEntry = { name, transport: "http", url: parsed.href, headers, raw: entry }
