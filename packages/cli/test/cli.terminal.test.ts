@@ -4,6 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { bin, everything, official } from "./fixtures/run.js"
 import { hasTmux, terminal, tmuxSuite } from "./fixtures/tmux.js"
@@ -111,5 +113,31 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect in a terminal (tmux)"), () => {
       yield* term.press("C-c")
       const interrupted = yield* term.waitFor(/EXIT=\d+/)
       assert.include(interrupted, "EXIT=130")
+    }))
+
+  it.live("servers asks VS Code's inputs at the terminal (a password unseen), and the entries that use them connect", () =>
+    Effect.gen(function*() {
+      const project = mkdtempSync(path.join(tmpdir(), "mcp-effect-inputs-"))
+      mkdirSync(path.join(project, ".vscode"))
+      writeFileSync(path.join(project, ".vscode/mcp.json"), JSON.stringify({
+        inputs: [
+          { type: "promptString", id: "era", description: "Which era" },
+          { type: "promptString", id: "token", description: "API token", password: true }
+        ],
+        servers: {
+          secret: { type: "stdio", command: process.execPath, args: [official, "--era", "${input:era}"], env: { TOKEN: "${input:token}" } }
+        }
+      }))
+      const term = yield* terminal(project)
+      yield* term.type(`HOME=${project} ${cli} servers; echo EXIT=$?`)
+      yield* term.waitFor(/\? Which era/)
+      yield* term.type("legacy")
+      yield* term.waitFor(/\? API token/)
+      yield* term.type("s3cret-value")
+      const done = yield* term.waitFor(/EXIT=\d+/)
+      assert.match(done, /^secret\s+stdio\s+legacy\s+\d+\s+ok /m)
+      assert.include(done, "EXIT=0")
+      assert.notInclude(yield* term.history, "s3cret-value")
+      rmSync(project, { recursive: true, force: true })
     }))
 })

@@ -1,7 +1,7 @@
 /**
  * `servers`: every entry of the configuration, connected and checked in parallel (`--concurrency` at a time,
  * default 8): its era and tool count, or the error it gave. A broken entry (malformed, or a server that
- * fails) is reported; the others are not held up by it.
+ * fails) is reported; the others are not held up by it. VS Code's `inputs` are asked first at a terminal.
  */
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { SomeServersFailed, UsageError } from "./errors.js"
+import * as inputs from "./inputs.js"
 import { shared } from "./options.js"
 import { print, printJson, table } from "./render.js"
 import { clientOptions, interaction, type SessionOptions } from "./session.js"
@@ -72,7 +73,9 @@ export const servers = Command.make(
   (options) =>
     Effect.gen(function*() {
       const path = yield* configPath(options.config)
-      const entries = yield* McpConfig.readEntries(path).pipe(
+      // VS Code's `inputs`, asked once at the terminal, as for a single server (none asked without one).
+      const answers = yield* inputs.ask(path)
+      const entries = yield* McpConfig.readEntries(path, answers === undefined ? undefined : { inputs: answers }).pipe(
         Effect.mapError((e) => new UsageError({ message: e.message }))
       )
       const status = Status.make()
