@@ -84,6 +84,8 @@ export interface StdioEntry {
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>> | undefined
   readonly cwd: string | undefined
+  /** The command line as written, references not expanded: how errors name the server (`StdioOptions.description`). */
+  readonly description?: string | undefined
   /** The entry as written (unknown fields included, references not expanded). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -357,7 +359,8 @@ export const clientLayer = (
     command: entry.command,
     args: entry.args,
     env: entry.env,
-    cwd: entry.cwd
+    cwd: entry.cwd,
+    description: entry.description
   })
 }
 

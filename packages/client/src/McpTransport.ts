@@ -182,6 +182,11 @@ export type InheritEnv = "safe" | "all" | "none"
 export interface StdioOptions {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
+  /**
+   * How errors name the server (default: the command line). `McpConfig` gives the entry's command line as
+   * written, so what a `${VAR}` stood for is not repeated in errors.
+   */
+  readonly description?: string | undefined
   /** Merged over the inherited variables. */
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly inheritEnv?: InheritEnv | undefined

@@ -193,6 +193,19 @@ describe("McpConfig: servers started from the configuration", () => {
       assert.strictEqual(unknown.entry, "nope")
     }))
 
+  it.live("what a ${VAR} stood for is not repeated in a server's error: its command line and URL as written", () =>
+    Effect.gen(function*() {
+      const everything = (error: unknown) => `${String(error)} ${JSON.stringify(error)}`
+      const stdio = yield* Effect.flip(McpConfig.make({
+        mcpServers: { s: { command: path.join(tmpdir(), "no-such-mcp-server"), args: ["--key", "${TOKEN}"] } }
+      }, { env }))
+      assert.include(stdio.message, "--key ${TOKEN}")
+      assert.notInclude(everything(stdio), "s3cret")
+      const http = yield* Effect.flip(McpConfig.make({ mcpServers: { h: { url: "http://127.0.0.1:1/mcp?api_key=${TOKEN}" } } }, { env }))
+      assert.include(http.message, "http://127.0.0.1:1/mcp")
+      assert.notInclude(everything(http), "s3cret")
+    }))
+
   it.live("the layer and the Promise API read a file", () =>
     Effect.gen(function*() {
       const file = writeConfig(JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [official] } } }))

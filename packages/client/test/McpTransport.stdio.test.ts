@@ -115,6 +115,16 @@ describe(`stdio transport (${name})`, () => {
       const error = yield* Effect.scoped(connect({ command: "/nonexistent/mcp-server" })).pipe(Effect.flip)
       assert.strictEqual(error._tag, "McpTransportError")
       assert.strictEqual(error.reason, "Spawn")
+      assert.include(error.message, "cannot start /nonexistent/mcp-server: spawn /nonexistent/mcp-server ENOENT")
+    }))
+
+  it.live("a command that cannot be started is named by its description; its arguments are in no part of the error", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        connect({ command: "/nonexistent/mcp-server", args: ["--key", "s3cret-arg"], description: "/nonexistent/mcp-server --key ${KEY}" })
+      ).pipe(Effect.flip)
+      assert.include(error.message, "cannot start /nonexistent/mcp-server --key ${KEY}: spawn /nonexistent/mcp-server ENOENT")
+      assert.notInclude(`${String(error)} ${JSON.stringify(error)}`, "s3cret-arg")
     }))
 
   it.live("closing the scope closes stdin first: a well-behaved server exits on its own", () =>

@@ -139,7 +139,14 @@ export const connect = (
       headers: entry.headers,
       ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
     })
-    : NodeMcpClient.layerStdio({ ...options, command: entry.command, args: entry.args, env: entry.env, cwd: entry.cwd })
+    : NodeMcpClient.layerStdio({
+      ...options,
+      command: entry.command,
+      args: entry.args,
+      env: entry.env,
+      cwd: entry.cwd,
+      description: entry.description
+    })
   return Effect.map(Layer.build(layer), Context.get(McpClient.McpClient))
 }
 

@@ -95,6 +95,12 @@ const stringArray = (
       : Effect.fail(failure(where, `${key}[${i}]`, "must be a string")))
 }
 
+/** A stdio entry's command line as written (references not expanded): how errors name its server. */
+const asWritten = (entry: Json): string => {
+  const args = Array.isArray(entry["args"]) ? entry["args"] : []
+  return [entry["command"], ...args].map(String).join(" ")
+}
+
 const STDIO_TYPES = new Set(["stdio"])
 const HTTP_TYPES = new Set(["http", "streamable-http", "streamableHttp"])
 
@@ -107,7 +113,16 @@ const parseStdio = (name: string, entry: Json, env: Environment, where: Where) =
     const args = yield* stringArray(entry, "args", env, where)
     const envVars = yield* stringMap(entry, "env", env, where)
     const cwd = yield* expandedString(entry, "cwd", env, where)
-    const server: ServerEntry = { name, transport: "stdio", command, args: args ?? [], env: envVars, cwd, raw: entry }
+    const server: ServerEntry = {
+      name,
+      transport: "stdio",
+      command,
+      args: args ?? [],
+      env: envVars,
+      cwd,
+      description: asWritten(entry),
+      raw: entry
+    }
     return server
   })
 

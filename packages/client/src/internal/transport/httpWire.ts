@@ -15,6 +15,12 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
 import { SentCredentials } from "../redact.js"
 
 /** @internal */
+/**
+ * The endpoint as errors name it: scheme, host and path; no user information, query or fragment (a key in
+ * the query string, `https://host/mcp?api_key=…`, is a credential). @internal
+ */
+export const describeUrl = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`
+
 export const SSE = "text/event-stream"
 
 /** @internal */
@@ -270,7 +276,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   const unreachable = (outgoing: Outgoing, cause: unknown) =>
     new McpTransportError({
       reason: "Http",
-      detail: `${outgoing.what}: cannot reach ${url.href}: ${describeCause(cause)}`,
+      detail: `${outgoing.what}: cannot reach ${describeUrl(url)}: ${describeCause(cause)}`,
       cause
     })
 
@@ -327,7 +333,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
           Effect.fail(
             new McpTransportError({
               reason: "Http",
-              detail: `${outgoing.what}: no HTTP response from ${url.href} within ${Duration.format(fetchTimeout)}`
+              detail: `${outgoing.what}: no HTTP response from ${describeUrl(url)} within ${Duration.format(fetchTimeout)}`
             })
           )
       })

@@ -25,10 +25,10 @@ import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
 import * as ProcessGroups from "./processGroups.js"
 import { childEnvironment } from "./environment.js"
+import { describeCommand, spawnFailure } from "./spawnFailure.js"
 
 type Ended = McpServerGoneError | McpClosedError
 
-const describeCommand = (options: StdioOptions) => [options.command, ...(options.args ?? [])].join(" ")
 
 /** The last `max` bytes of stderr. */
 const tailKeeper = (max: number) => {
@@ -108,10 +108,7 @@ const start = (options: StdioOptions) =>
       detached: process.platform !== "win32",
       shell: false
     })
-    const onError = (cause: Error) =>
-      resume(Effect.fail(
-        new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
-      ))
+    const onError = (cause: Error) => resume(Effect.fail(spawnFailure(options, cause)))
     child.once("error", onError)
     child.once("spawn", () => {
       child.off("error", onError)

@@ -27,6 +27,7 @@ import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTranspo
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
 import { childEnvironment } from "./environment.js"
+import { describeCommand, spawnFailure } from "./spawnFailure.js"
 import { deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
@@ -49,7 +50,6 @@ const cancelledId = (message: OutboundMessage): RequestId | undefined => {
   return typeof id === "string" || typeof id === "number" ? id : undefined
 }
 
-const describeCommand = (options: StdioOptions) => [options.command, ...(options.args ?? [])].join(" ")
 
 /** @internal */
 export const make = (
@@ -89,9 +89,7 @@ const spawn = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], opti
       forceKillAfter: grace
     })
   ).pipe(
-    Effect.mapError((cause) =>
-      new McpTransportError({ reason: "Spawn", detail: `cannot start ${describeCommand(options)}: ${cause.message}`, cause })
-    )
+    Effect.mapError((cause) => spawnFailure(options, cause))
   )
 
 /** The last `tailBytes` of stderr, kept as they come. */
