@@ -42,8 +42,9 @@
  * - **Notifications.** `ctx.progress` (only when the request carried a progress token), `ctx.log` (modern:
  *   only at or above the request's log level, and only when it set one; legacy: after `logging/setLevel`),
  *   `ctx.notify` anything else.
- * - `server.notify(method, params)` pushes a notification (to open `subscriptions/listen` requests in the
- *   modern era, as it is in the legacy era; `resources/subscribe` is accepted).
+ * - `server.notify(method, params)` pushes a notification (to the open `subscriptions/listen` requests whose filter
+ *   covers it in the modern era: a list change asked for, a resource under a subscribed URI, a granted task; other
+ *   methods to every listen; as it is in the legacy era; `resources/subscribe` is accepted).
  * - **Tasks** (modern): a listen asking `taskIds` is granted the ids of the connection's tasks, then told their
  *   current status; each later status change is a `notifications/tasks` (unless `taskNotifications: false`).
  * - `server.received` is every message the client sent, for assertions.

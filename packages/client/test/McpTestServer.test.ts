@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { exchange, receive } from "./fixtures/connection.js"
 
@@ -101,6 +102,29 @@ describe("McpTestServer", () => {
         const message = prompt.messages[0]
         assert.strictEqual(message?.content.type === "text" ? message.content.text : "", "Hello Ada")
       }
+    }))
+
+  it.effect("server.notify reaches the listens whose filter covers it (modern), other methods every listen", () =>
+    Effect.gen(function*() {
+      const kit = server("modern")
+      const [tools, notes] = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const a = yield* client.listen({ toolsListChanged: true })
+        const b = yield* client.listen({ resourceSubscriptions: ["file:///notes"] })
+        yield* kit.notify("notifications/tools/list_changed", {})
+        yield* kit.notify("notifications/resources/updated", { uri: "file:///other.txt" })
+        yield* kit.notify("notifications/resources/updated", { uri: "file:///notes.txt" })
+        yield* kit.notify("notifications/example/hello", {})
+        const seen = (subscription: McpClient.Subscription) =>
+          subscription.notifications.pipe(
+            Stream.take(2),
+            Stream.map((n) => `${n.method}${typeof n.params?.["uri"] === "string" ? ` ${n.params["uri"]}` : ""}`),
+            Stream.runCollect
+          )
+        return yield* Effect.all([seen(a), seen(b)])
+      }).pipe(Effect.scoped, Effect.provide(kit.layer()))
+      assert.deepStrictEqual(tools, ["notifications/tools/list_changed", "notifications/example/hello"])
+      assert.deepStrictEqual(notes, ["notifications/resources/updated file:///notes.txt", "notifications/example/hello"])
     }))
 
   it.effect("a declined elicitation reaches the handler; an unknown tool is a protocol error", () =>

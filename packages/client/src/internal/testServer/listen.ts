@@ -44,13 +44,43 @@ export const listen = (conn: ConnectionState, id: string | number, message: Json
   )
 }
 
-/** A server-initiated notification: to every open listen (modern), or as it is (legacy). @internal */
+const strings = (value: unknown): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []
+
+/**
+ * Whether a listen whose acknowledged filter is `filter` carries the notification: a list change if it asked for
+ * that list, a resource update under one of its `resourceSubscriptions`, a task's status if it was granted the
+ * task; any other method goes to every listen.
+ */
+const carries = (filter: JsonObject, method: string, params: JsonObject): boolean => {
+  switch (method) {
+    case "notifications/tools/list_changed":
+      return filter["toolsListChanged"] === true
+    case "notifications/prompts/list_changed":
+      return filter["promptsListChanged"] === true
+    case "notifications/resources/list_changed":
+      return filter["resourcesListChanged"] === true
+    case "notifications/resources/updated": {
+      const uri = params["uri"]
+      return typeof uri === "string" && strings(filter["resourceSubscriptions"]).some((prefix) => uri.startsWith(prefix))
+    }
+    case "notifications/tasks":
+      return strings(filter["taskIds"]).some((taskId) => taskId === params["taskId"])
+    default:
+      return true
+  }
+}
+
+/**
+ * A server-initiated notification: to every open listen whose filter covers it (modern), or as it is (legacy).
+ * @internal
+ */
 export const broadcast = (conn: ConnectionState, method: string, params: JsonObject): Effect.Effect<void> =>
   conn.era === "legacy"
     ? conn.out.send({ jsonrpc: "2.0", method, params })
     : Effect.forEach(
-      [...conn.listens.keys()],
-      (id) => conn.out.send({ jsonrpc: "2.0", method, params: { ...params, _meta: { [MetaKey.subscriptionId]: id } } }),
+      [...conn.listens].filter(([, filter]) => carries(filter, method, params)),
+      ([id]) => conn.out.send({ jsonrpc: "2.0", method, params: { ...params, _meta: { [MetaKey.subscriptionId]: id } } }),
       { discard: true }
     )
 
