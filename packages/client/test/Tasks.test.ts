@@ -282,15 +282,18 @@ describe("legacy tasks against a hostile server", () => {
     }))
 })
 
+/** A scripted modern server that offers the tasks extension, with these handlers. */
+const modernTaskServer = (handlers: Record<string, Handler>) =>
+  modernServer({
+    "server/discover": () =>
+      ok({ ...MODERN_DISCOVER, capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } } }),
+    ...handlers
+  })
+
 describe("modern tasks against a hostile server", () => {
   it.effect("a tasks/get answer about another task id is refused; the task is cancelled", () =>
     Effect.gen(function*() {
-      const server = modernServer({
-        "server/discover": () =>
-          ok({
-            ...MODERN_DISCOVER,
-            capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }
-          }),
+      const server = modernTaskServer({
         "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "working", pollIntervalMs: 500 }),
         "tasks/get": () =>
           ok({ taskId: "theirs", status: "completed", result: { content: [{ type: "text", text: "not yours" }] } }),
@@ -345,12 +348,7 @@ describe("a task given up waits for the answer to its tasks/cancel at most CANCE
 
   it.effect("modern: the same", () =>
     Effect.gen(function*() {
-      const server = modernServer({
-        "server/discover": () =>
-          ok({
-            ...MODERN_DISCOVER,
-            capabilities: { ...MODERN_DISCOVER.capabilities, extensions: { "io.modelcontextprotocol/tasks": {} } }
-          }),
+      const server = modernTaskServer({
         "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "working", pollIntervalMs: 500 }),
         "tasks/get": () => ok({ resultType: "complete", taskId: "mine", status: "working", pollIntervalMs: 500 }),
         "tasks/cancel": () => silent
