@@ -19,39 +19,10 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { createServer } from "node:http"
-import { parseArgs } from "node:util"
 import { type Era, serverOptions } from "./effect-server.js"
+import { parseServerFlags } from "./server-flags.js"
 
 const USAGE = "usage: effect.js [--http [--port N]] [--era both|modern|legacy]"
-
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n${USAGE}\n`)
-  process.exit(2)
-}
-
-const parseEra = (value: string): Era =>
-  value === "both" || value === "modern" || value === "legacy" ? value : fail(`unknown --era: ${value}`)
-
-const parsePort = (value: string): number => {
-  const port = Number(value)
-  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : fail(`invalid --port: ${value}`)
-}
-
-const parseFlags = () => {
-  try {
-    return parseArgs({
-      options: {
-        http: { type: "boolean", default: false },
-        port: { type: "string", default: "0" },
-        era: { type: "string", default: "both" },
-        help: { type: "boolean", short: "h", default: false }
-      },
-      strict: true
-    }).values
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error))
-  }
-}
 
 /** Logs go to stderr: over stdio, stdout is the protocol's. */
 const logging = Layer.mergeAll(
@@ -75,12 +46,11 @@ const http = (era: Era, port: number) =>
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
   )
 
-const values = parseFlags()
+const flags = parseServerFlags(USAGE)
 
-if (values.help) {
+if (flags.help) {
   process.stdout.write(`${USAGE}\n`)
 } else {
-  const era = parseEra(values.era)
-  const server = values.http ? http(era, parsePort(values.port)) : stdio(era)
+  const server = flags.http ? http(flags.era, flags.port) : stdio(flags.era)
   NodeRuntime.runMain(Layer.launch(server.pipe(Layer.provide(logging))))
 }

@@ -9,26 +9,13 @@
  * a free one), prints `listening http://127.0.0.1:PORT/mcp` once ready and stops on
  * SIGTERM/SIGINT. `--era` restricts the accepted protocol era (default both).
  */
-import { parseArgs } from "node:util"
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio"
 import { serveHttp } from "./official-http.js"
 import { createDemoServer, DemoState } from "./official-server.js"
 import type { Era } from "./official-server.js"
+import { parseServerFlags } from "./server-flags.js"
 
 const USAGE = "usage: official.js [--http [--port N]] [--era both|modern|legacy]"
-
-const fail = (message: string): never => {
-  process.stderr.write(`${message}\n${USAGE}\n`)
-  process.exit(2)
-}
-
-const parseEra = (value: string): Era =>
-  value === "both" || value === "modern" || value === "legacy" ? value : fail(`unknown --era: ${value}`)
-
-const parsePort = (value: string): number => {
-  const port = Number(value)
-  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : fail(`invalid --port: ${value}`)
-}
 
 /**
  * stdio. `both` and `modern` use the SDK's `serveStdio` entry, which picks the era
@@ -60,28 +47,12 @@ function serveStdioEra(era: Era): void {
   }
 }
 
-const parseFlags = () => {
-  try {
-    return parseArgs({
-      options: {
-        http: { type: "boolean", default: false },
-        port: { type: "string", default: "0" },
-        era: { type: "string", default: "both" },
-        help: { type: "boolean", short: "h", default: false }
-      },
-      strict: true
-    }).values
-  } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error))
-  }
-}
+const flags = parseServerFlags(USAGE)
 
-const values = parseFlags()
-
-if (values.help) {
+if (flags.help) {
   process.stdout.write(`${USAGE}\n`)
-} else if (values.http) {
-  serveHttp({ era: parseEra(values.era), port: parsePort(values.port) })
+} else if (flags.http) {
+  serveHttp({ era: flags.era, port: flags.port })
 } else {
-  serveStdioEra(parseEra(values.era))
+  serveStdioEra(flags.era)
 }
