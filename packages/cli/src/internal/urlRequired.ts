@@ -31,13 +31,10 @@ interface Required extends urlElicit.UrlElicitation {
 const isUrlRequired = (error: McpClientError): error is McpProtocolError =>
   error._tag === "McpProtocolError" && error.code === McpSchema.ErrorCode.UrlElicitationRequired
 
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** The URL elicitations of the error's data; malformed entries are left out. */
 export const requiredOf = (data: unknown): ReadonlyArray<Required> => {
-  const list = isRecord(data) && Array.isArray(data["elicitations"]) ? data["elicitations"] : []
-  return list.filter(isRecord).flatMap((entry): ReadonlyArray<Required> => {
+  const list = McpSchema.isRecord(data) && Array.isArray(data["elicitations"]) ? data["elicitations"] : []
+  return list.filter(McpSchema.isRecord).flatMap((entry): ReadonlyArray<Required> => {
     const { elicitationId, message, mode, url } = entry
     if (mode !== "url" || typeof url !== "string" || typeof elicitationId !== "string") return []
     return [{ url, elicitationId, message: typeof message === "string" ? message : "(no message)" }]

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { isRecord } from "../McpSchema.js"
 
 /** The request headers whose values are credentials. @internal */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "dpop", "cookie"])
@@ -70,9 +71,6 @@ export class SentCredentials {
   }
 }
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** Deeper than this, a value of an error is replaced whole (it is not walked). */
 const MAX_DEPTH = 32
 
@@ -92,6 +90,6 @@ const cleanStrings = (value: unknown, clean: (text: string) => string, depth: nu
  * @internal
  */
 export const cleanErrorResponse = (message: unknown, clean: (text: string) => string): unknown =>
-  isObject(message) && isObject(message["error"])
+  isRecord(message) && isRecord(message["error"])
     ? { ...message, error: cleanStrings(message["error"], clean, 0) }
     : message
