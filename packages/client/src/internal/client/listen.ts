@@ -22,6 +22,7 @@ import type { ClientContext } from "./context.js"
 import { decodeFilter } from "./decode.js"
 import { envelope } from "./envelope.js"
 import { tokenKey } from "./progress.js"
+import { covers } from "../subscriptionFilter.js"
 
 /** A listen stream's buffer: ended (`Cause.Done`) when the subscription is over, so that its stream ends. */
 type Sink = Queue.Queue<Notification, Cause.Done>
@@ -78,22 +79,9 @@ const legacyGrant = (current: Session, filter: SubscriptionFilter, uris: Readonl
   }
 }
 
-const legacyWanted = (granted: SubscriptionFilter, uris: ReadonlyArray<string>) => (notification: Notification) => {
-  switch (notification.method) {
-    case "notifications/tools/list_changed":
-      return granted.toolsListChanged === true
-    case "notifications/prompts/list_changed":
-      return granted.promptsListChanged === true
-    case "notifications/resources/list_changed":
-      return granted.resourcesListChanged === true
-    case "notifications/resources/updated": {
-      const uri = field(notification.params, "uri")
-      return typeof uri === "string" && uris.some((subscribed) => uri.startsWith(subscribed))
-    }
-    default:
-      return false
-  }
-}
+/** A legacy server's unsolicited notification that `granted` covers (a legacy task status is never one). */
+const legacyWanted = (granted: SubscriptionFilter) => (notification: Notification) =>
+  covers(granted, notification.method, notification.params) === true
 
 /** @internal */
 export const make = (context: ClientContext, session: Effect.Effect<Session, McpClientError>): Listen => {
@@ -159,7 +147,7 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
       }
       const granted = legacyGrant(current, filter, uris)
       yield* Stream.fromPubSub(context.notifications).pipe(
-        Stream.filter(legacyWanted(granted, uris)),
+        Stream.filter(legacyWanted(granted)),
         Stream.runForEach((notification) => Queue.offer(queue, notification)),
         // Started at once: subscribed to the notifications before this returns, so none published after is missed.
         Effect.forkScoped({ startImmediately: true })

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
 import { TASKS_EXTENSION } from "./capabilities.js"
 import { clientTakesTasks, grantTaskIds, sendTask } from "./modernTasks.js"
+import { covers } from "../subscriptionFilter.js"
 import { paramsOf } from "./protocol.js"
 import type { ConnectionState } from "./state.js"
 
@@ -44,33 +45,6 @@ export const listen = (conn: ConnectionState, id: string | number, message: Json
   )
 }
 
-const strings = (value: unknown): ReadonlyArray<string> =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []
-
-/**
- * Whether a listen whose acknowledged filter is `filter` carries the notification: a list change if it asked for
- * that list, a resource update under one of its `resourceSubscriptions`, a task's status if it was granted the
- * task; any other method goes to every listen.
- */
-const carries = (filter: JsonObject, method: string, params: JsonObject): boolean => {
-  switch (method) {
-    case "notifications/tools/list_changed":
-      return filter["toolsListChanged"] === true
-    case "notifications/prompts/list_changed":
-      return filter["promptsListChanged"] === true
-    case "notifications/resources/list_changed":
-      return filter["resourcesListChanged"] === true
-    case "notifications/resources/updated": {
-      const uri = params["uri"]
-      return typeof uri === "string" && strings(filter["resourceSubscriptions"]).some((prefix) => uri.startsWith(prefix))
-    }
-    case "notifications/tasks":
-      return strings(filter["taskIds"]).some((taskId) => taskId === params["taskId"])
-    default:
-      return true
-  }
-}
-
 /**
  * A server-initiated notification: to every open listen whose filter covers it (modern), or as it is (legacy).
  * @internal
@@ -79,7 +53,8 @@ export const broadcast = (conn: ConnectionState, method: string, params: JsonObj
   conn.era === "legacy"
     ? conn.out.send({ jsonrpc: "2.0", method, params })
     : Effect.forEach(
-      [...conn.listens].filter(([, filter]) => carries(filter, method, params)),
+      // Another method (one no filter field speaks of) goes to every listen.
+      [...conn.listens].filter(([, filter]) => covers(filter, method, params) ?? true),
       ([id]) => conn.out.send({ jsonrpc: "2.0", method, params: { ...params, _meta: { [MetaKey.subscriptionId]: id } } }),
       { discard: true }
     )
