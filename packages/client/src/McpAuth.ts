@@ -5,7 +5,10 @@
  *
  * - discovery: Protected Resource Metadata from the challenge, then the path-based and the root well-known
  *   URI; authorization server metadata (RFC 8414, then OpenID Connect, path-aware) with its `issuer` checked;
- *   a PRM `resource` that is not this server is refused before anything reaches an authorization server;
+ *   a PRM `resource` must be the resource its location was built from (RFC 9728 §3.3): this server (the root
+ *   document may also name its origin), compared up to case, default port and one trailing slash; a broader
+ *   one (the origin for a path-based document, a parent path) is refused before anything reaches an
+ *   authorization server, stricter on purpose than a prefix match;
  *   2025-03-26 servers (no PRM) at their origin, then the default endpoints;
  * - the authorization code flow with PKCE S256 (refused when not advertised), `state` and RFC 9207 `iss`
  *   (simple string comparison), the `resource` parameter; the client is pre-registered, a Client ID Metadata

@@ -8,7 +8,7 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { challengeInfo, parseChallenges, unionScopes } from "../src/internal/auth/challenge.js"
-import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, resourceCovers } from "../src/internal/auth/discovery.js"
+import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, sameResource } from "../src/internal/auth/discovery.js"
 import * as store from "../src/internal/auth/store.js"
 import * as McpAuth from "../src/McpAuth.js"
 
@@ -36,15 +36,17 @@ describe("WWW-Authenticate", () => {
 })
 
 describe("discovery order", () => {
-  it("PRM: the challenge's URL, then path-based, then root", () => {
+  it("PRM: the challenge's URL, then path-based, then root, each with the resources its document may name", () => {
     const server = new URL("https://mcp.example/tenant/mcp")
-    assert.deepStrictEqual(prmUrls(server, "https://meta.example/prm.json").map(String), [
-      "https://meta.example/prm.json",
-      "https://mcp.example/.well-known/oauth-protected-resource/tenant/mcp",
-      "https://mcp.example/.well-known/oauth-protected-resource"
+    const shown = (locations: ReturnType<typeof prmUrls>) =>
+      locations.map((location) => [location.url.href, ...location.names])
+    assert.deepStrictEqual(shown(prmUrls(server, "https://meta.example/prm.json")), [
+      ["https://meta.example/prm.json", "https://mcp.example/tenant/mcp"],
+      ["https://mcp.example/.well-known/oauth-protected-resource/tenant/mcp", "https://mcp.example/tenant/mcp"],
+      ["https://mcp.example/.well-known/oauth-protected-resource", "https://mcp.example", "https://mcp.example/tenant/mcp"]
     ])
-    assert.deepStrictEqual(prmUrls(new URL("https://mcp.example/"), undefined).map(String), [
-      "https://mcp.example/.well-known/oauth-protected-resource"
+    assert.deepStrictEqual(shown(prmUrls(new URL("https://mcp.example/"), undefined)), [
+      ["https://mcp.example/.well-known/oauth-protected-resource", "https://mcp.example", "https://mcp.example/"]
     ])
   })
 
@@ -60,15 +62,22 @@ describe("discovery order", () => {
     ])
   })
 
-  it("a PRM resource covers the server only at the same origin and a parent path", () => {
-    const server = new URL("https://mcp.example/api/mcp")
-    assert.isTrue(resourceCovers("https://mcp.example/api/mcp", server))
-    assert.isTrue(resourceCovers("https://mcp.example/", server))
-    assert.isTrue(resourceCovers("https://mcp.example/api", server))
-    assert.isFalse(resourceCovers("https://mcp.example/apx", server))
-    assert.isFalse(resourceCovers("https://evil.example/api/mcp", server))
-    assert.isFalse(resourceCovers("http://mcp.example/api/mcp", server))
-    assert.isFalse(resourceCovers("not a url", server))
+  it("a PRM resource is this server's only when identical, up to case, default port and one trailing slash", () => {
+    const server = "https://mcp.example/api/mcp"
+    assert.isTrue(sameResource("https://mcp.example/api/mcp", server))
+    assert.isTrue(sameResource("HTTPS://MCP.example:443/api/mcp/", server))
+    assert.isTrue(sameResource("https://mcp.example/api/./mcp", server))
+    assert.isTrue(sameResource("https://mcp.example", "https://mcp.example/"))
+    assert.isFalse(sameResource("https://mcp.example/", server))
+    assert.isFalse(sameResource("https://mcp.example/api", server))
+    assert.isFalse(sameResource("https://mcp.example/API/mcp", server))
+    assert.isFalse(sameResource("https://mcp.example/api/mcp/more", server))
+    assert.isFalse(sameResource("https://mcp.example/api/mcp?tenant=b", server))
+    assert.isFalse(sameResource("https://mcp.example/api/mcp#x", server))
+    assert.isFalse(sameResource("https://mcp.example:8443/api/mcp", server))
+    assert.isFalse(sameResource("https://evil.example/api/mcp", server))
+    assert.isFalse(sameResource("http://mcp.example/api/mcp", server))
+    assert.isFalse(sameResource("not a url", server))
   })
 })
 

@@ -10,11 +10,12 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { isRecord } from "../../McpSchema.js"
 import { boundedFetch } from "./bounded.js"
 
 /** @internal */
 export interface ResourceMetadata {
-  readonly resource: string | undefined
+  readonly resource: string
   readonly authorizationServers: ReadonlyArray<string>
   readonly scopesSupported: ReadonlyArray<string> | undefined
 }
@@ -58,7 +59,7 @@ const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_end
 export const checkEndpoints = (as: oauth.AuthorizationServer) =>
   Effect.forEach(ENDPOINTS, (name) => {
     const value = as[name]
-    return value === undefined ? Effect.void : secureUrl(value, `the authorization server's ${name}`)
+    return value === undefined ? Effect.void : Effect.asVoid(secureUrl(value, `the authorization server's ${name}`))
   }, { discard: true })
 
 /** oauth4webapi options: bounded answers; plain http only to loopback hosts. @internal */
@@ -102,26 +103,42 @@ const readJson = (response: Response, url: URL) =>
     catch: () => failDiscovery(`${url.href} did not answer JSON`, response.status)
   })
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const strings = (value: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : undefined
 
-/** The PRM locations, in order. @internal */
-export const prmUrls = (server: URL, fromChallenge: string | undefined): ReadonlyArray<URL> => {
-  const urls: Array<URL> = []
+/**
+ * A place protected resource metadata may be fetched from, and the resource identifiers a document there may
+ * name (RFC 9728 §3.3: the one the location was built from; anything else is not used).
+ *
+ * @internal
+ */
+export interface PrmLocation {
+  readonly url: URL
+  readonly names: ReadonlyArray<string>
+}
+
+/**
+ * The PRM locations, in order: the challenge's `resource_metadata` (its document must name the URL the client
+ * asked, this server); the path-based well-known URI built from this server (it must name this server); the
+ * root well-known URI, built from the origin (it may name the origin, as RFC 9728 says, or this server itself,
+ * which is narrower and what servers that publish only the root document name).
+ *
+ * @internal
+ */
+export const prmUrls = (server: URL, fromChallenge: string | undefined): ReadonlyArray<PrmLocation> => {
+  const self = canonicalResource(server)
+  const locations: Array<PrmLocation> = []
   if (fromChallenge !== undefined) {
     try {
-      urls.push(new URL(fromChallenge, server))
+      locations.push({ url: new URL(fromChallenge, server), names: [self] })
     } catch {
       // An unusable URL in the challenge: the well-known locations still apply.
     }
   }
   const path = server.pathname.replace(/\/$/, "")
-  if (path !== "") urls.push(new URL(`/.well-known/oauth-protected-resource${path}`, server.origin))
-  urls.push(new URL("/.well-known/oauth-protected-resource", server.origin))
-  return urls
+  if (path !== "") locations.push({ url: new URL(`/.well-known/oauth-protected-resource${path}`, server.origin), names: [self] })
+  locations.push({ url: new URL("/.well-known/oauth-protected-resource", server.origin), names: [server.origin, self] })
+  return locations
 }
 
 /** The authorization server metadata locations for an issuer, in the spec's order. @internal */
@@ -141,21 +158,23 @@ export const asMetadataUrls = (issuer: URL): ReadonlyArray<URL> => {
 }
 
 /**
- * Whether a PRM `resource` covers the server: same origin, and the server's path at or under the resource's.
+ * Two resource identifiers compared after the normalisations of RFC 3986 §6.2.2 and §6.2.3 that the URL parser
+ * applies (case of scheme and host, the default port, dot segments, an empty path as `/`), and one trailing
+ * slash of the path ignored; nothing else: another path, a parent path, a query or a fragment differs.
  *
  * @internal
  */
-export const resourceCovers = (resource: string, server: URL): boolean => {
-  let parsed: URL
+export const sameResource = (resource: string, expected: string): boolean => {
+  const normal = (text: string) => {
+    const url = new URL(text)
+    if (url.pathname.endsWith("/")) url.pathname = url.pathname.slice(0, -1)
+    return url.href
+  }
   try {
-    parsed = new URL(resource)
+    return normal(resource) === normal(expected)
   } catch {
     return false
   }
-  if (parsed.origin !== server.origin) return false
-  const base = parsed.pathname.endsWith("/") ? parsed.pathname : `${parsed.pathname}/`
-  const path = server.pathname.endsWith("/") ? server.pathname : `${server.pathname}/`
-  return path.startsWith(base)
 }
 
 /** The canonical URI of the server as a resource: no fragment, no query. @internal */
@@ -166,10 +185,40 @@ export const canonicalResource = (server: URL): string => {
   return url.href
 }
 
-/** Fetch PRM at the first location that has it; `undefined` when none does. @internal */
+/**
+ * The PRM document at `location`, its `resource` checked: one without it, or naming another resource than the
+ * location is for (a broader one would have the token asked for more than this server), is refused.
+ */
+const resourceMetadata = (location: PrmLocation, body: unknown) =>
+  Effect.gen(function*() {
+    const url = location.url
+    if (!isRecord(body)) return yield* failDiscovery(`${url.href} is not a protected resource metadata document`)
+    const resource = body["resource"]
+    if (typeof resource !== "string") {
+      return yield* failDiscovery(
+        `the protected resource metadata at ${url.href} names no resource (RFC 9728 requires it); refusing to authorize`
+      )
+    }
+    if (!location.names.some((expected) => sameResource(resource, expected))) {
+      return yield* failDiscovery(
+        `the protected resource metadata at ${url.href} names resource ${resource}, which is not this server (${
+          location.names.join(" or ")
+        }, RFC 9728 §3.3); refusing to authorize for it`
+      )
+    }
+    const prm: ResourceMetadata = {
+      resource,
+      authorizationServers: strings(body["authorization_servers"]) ?? [],
+      scopesSupported: strings(body["scopes_supported"])
+    }
+    return prm
+  })
+
+/** Fetch PRM at the first location that has it, checked; `undefined` when none does. @internal */
 export const fetchResourceMetadata = (server: URL, fromChallenge: string | undefined) =>
   Effect.gen(function*() {
-    for (const url of prmUrls(server, fromChallenge)) {
+    for (const location of prmUrls(server, fromChallenge)) {
+      const url = location.url
       if (!isSecure(url)) {
         return yield* failDiscovery(
           `the protected resource metadata URL ${url.origin} is not https (plain http only on loopback); refusing to fetch it`
@@ -179,15 +228,7 @@ export const fetchResourceMetadata = (server: URL, fromChallenge: string | undef
       if (response.status !== 200) {
         continue
       }
-      const body = yield* readJson(response, url)
-      if (!isRecord(body)) return yield* failDiscovery(`${url.href} is not a protected resource metadata document`)
-      const servers = strings(body["authorization_servers"]) ?? []
-      const prm: ResourceMetadata = {
-        resource: typeof body["resource"] === "string" ? body["resource"] : undefined,
-        authorizationServers: servers,
-        scopesSupported: strings(body["scopes_supported"])
-      }
-      return prm
+      return yield* resourceMetadata(location, yield* readJson(response, url))
     }
     return undefined
   })
@@ -252,16 +293,6 @@ export const discover = (server: URL, fromChallenge: string | undefined, preferI
   Effect.gen(function*() {
     const prm = yield* fetchResourceMetadata(server, fromChallenge)
     if (prm !== undefined) {
-      if (prm.resource !== undefined && !resourceCovers(prm.resource, server)) {
-        return yield* failDiscovery(
-          `the protected resource metadata names resource ${prm.resource}, which is not this server (${server.href}); refusing to authorize for it`
-        )
-      }
-      if (prm.resource === undefined) {
-        return yield* failDiscovery(
-          "the protected resource metadata names no resource (RFC 9728 requires it); refusing to authorize"
-        )
-      }
       const issuerText = prm.authorizationServers.find((s) => s === preferIssuer) ?? prm.authorizationServers[0]
       if (issuerText === undefined) return yield* failDiscovery("the protected resource metadata lists no authorization server")
       const as = yield* fetchServerMetadata(issuerText)
