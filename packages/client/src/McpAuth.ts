@@ -23,7 +23,9 @@
  *   have rotated the token), else clears the tokens and authorizes once more; a server that refuses what it
  *   has just issued is given up on after two authorizations per scope set (a token that lived its life
  *   resets that count); a new authorization server in the PRM means a fresh registration there;
- * - a sign-in has its own budget (`signInTimeout`), and the requests waiting on it are not charged for it;
+ * - a sign-in has its own budget (`signInTimeout`, the person's time in `onAuthorize`), each HTTP exchange with
+ *   an endpoint (metadata, registration, token, refresh) its own (`exchangeTimeout`, 30 s by default), and the
+ *   requests waiting on them are not charged for either;
  * - extensions: `client_credentials` (secret, `private_key_jwt`), the JWT bearer grant (workload identity),
  *   enterprise-managed authorization, DPoP (a fresh proof per request, server nonces honoured).
  *

@@ -9,20 +9,11 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { TestClock } from "effect/testing"
-import type { AuthOptions } from "../src/internal/auth/options.js"
-import { makeClient } from "./fixtures/httpServer.js"
+import { authorizedClient, follow } from "./fixtures/authorizedClient.js"
 import { dpopMcp, protectedMcp, scriptedAs, type ScriptedAs } from "./fixtures/oauthScripted.js"
+import { advance, really } from "./fixtures/testClock.js"
 
 const REDIRECT = "http://127.0.0.1:9/callback"
-
-/** Follow the authorization URL one hop, as a browser would, and give back where it was sent. */
-const follow = (url: URL) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, { redirect: "manual" })
-    await response.body?.cancel()
-    return response.headers.get("location") ?? ""
-  })
 
 /** A person who answers after `think` of the fiber's clock; `opened` completes when the browser opens. */
 const slowPerson = (think: Duration.Input) =>
@@ -37,32 +28,6 @@ const slowPerson = (think: Duration.Input) =>
       })
     return { opened, urls, onAuthorize }
   })
-
-/** The MCP client of `mcpUrl`, authorized by `McpAuth` with `options`. */
-const authorizedClient = (mcpUrl: string, options: AuthOptions, client: Parameters<typeof makeClient>[1] = {}) =>
-  Effect.gen(function*() {
-    const auth = yield* Effect.provide(McpAuth.McpAuth, McpAuth.layer(options))
-    const authorizer = yield* auth.forServer(mcpUrl)
-    return yield* makeClient(mcpUrl, client, { authorizer })
-  })
-
-/** Wait for `effect` at most 10 s of real time (the test clock stands still), else fail the test. */
-const really = <A, E>(effect: Effect.Effect<A, E>, what: string) =>
-  TestClock.withLive(
-    Effect.timeoutOrElse(effect, {
-      duration: "10 seconds",
-      orElse: () => Effect.fail(new Error(`timed out waiting for ${what}`))
-    })
-  )
-
-/**
- * Let forked fibers run up to their next wait, then move the test clock. Effect 3's `TestClock.adjust` waited
- * for them; Effect 4's does not (and a completed `Deferred` resumes its waiter at once, before the fiber that
- * completed it has reached its sleep).
- */
-const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
-const advance = (duration: Duration.Input) =>
-  settle.pipe(Effect.andThen(TestClock.adjust(duration)), Effect.andThen(settle))
 
 const tokenRequests = (as: ScriptedAs) => as.seen.filter((request) => request.path === "/token")
 

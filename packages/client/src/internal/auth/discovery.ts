@@ -12,6 +12,7 @@ import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
 import { boundedFetch } from "./bounded.js"
+import { exchange } from "./budgets.js"
 
 /** @internal */
 export interface ResourceMetadata {
@@ -87,10 +88,14 @@ const resolved = (location: string, base: URL): string => {
 const MAX_REDIRECTS = 3
 
 const get = (url: URL, hops = 0): Effect.Effect<Response, McpAuthError> =>
-  Effect.tryPromise({
-    try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "manual" }),
-    catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
-  }).pipe(Effect.flatMap((response) => {
+  exchange(
+    "discovery",
+    `GET ${url.href}`,
+    Effect.tryPromise({
+      try: (signal) => boundedFetch(url, { headers: { accept: "application/json" }, signal, redirect: "manual" }),
+      catch: (cause) => failDiscovery(`cannot reach ${url.href}: ${cause instanceof Error ? cause.message : String(cause)}`)
+    })
+  ).pipe(Effect.flatMap((response) => {
     const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null
     if (location === null) return Effect.succeed(response)
     if (hops >= MAX_REDIRECTS) return Effect.fail(failDiscovery(`${url.href} redirects more than ${MAX_REDIRECTS} times`))

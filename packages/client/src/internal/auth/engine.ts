@@ -13,6 +13,7 @@ import type * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
 import type { DeadlineHolds } from "../../McpTransport.js"
 import { redact } from "../redact.js"
+import { Budgets } from "./budgets.js"
 import { challengeInfo, type ChallengeInfo, unionScopes } from "./challenge.js"
 import type { Discovered } from "./discovery.js"
 import { proof, proofNonce } from "./dpop.js"
@@ -55,25 +56,12 @@ const withOffline = (options: AuthOptions, as: oauth.AuthorizationServer, scopes
     : scopes
 
 /**
- * Authorization work, one at a time: it holds the connections' deadlines while it runs or waits its turn, and
- * has the sign-in budget of its own.
+ * Authorization work, one at a time: it holds the connections' deadlines while it runs or waits its turn. It
+ * has no budget of its own: each HTTP exchange in it has the exchange budget, each wait on the person (or a
+ * caller's hook) the sign-in budget (`budgets.ts`).
  */
 const exclusive = <A>(session: S.Session, effect: Effect.Effect<A, McpAuthError>) =>
-  S.busy(
-    session,
-    session.lock.withPermits(1)(
-      Effect.timeoutOrElse(effect, {
-        duration: session.signInTimeout,
-        orElse: () =>
-          Effect.fail(
-            new McpAuthError({
-              step: "authorization",
-              detail: `the authorization did not finish within ${Duration.format(session.signInTimeout)} (signInTimeout)`
-            })
-          )
-      })
-    )
-  )
+  S.busy(session, session.lock.withPermits(1)(effect))
 
 /** The authorization code flow: the request, the caller's `onAuthorize`, the checked redirect, the code. */
 const authorizationCode = (session: S.Session, found: Discovered, scopes: ReadonlyArray<string> | undefined) =>
@@ -90,7 +78,7 @@ const authorizationCode = (session: S.Session, found: Discovered, scopes: Readon
     const client = yield* S.identity(session, found, redirectUrl)
     const context = yield* S.grantContext(session, found, withOffline(options, found.as, scopes))
     const request = yield* grants.authorizationRequest(context, client, redirectUrl, !found.synthetic)
-    const landed = yield* grants.runHook("authorization", "onAuthorize", () => onAuthorize(request.url))
+    const landed = yield* grants.runHook("authorization", "the sign-in (onAuthorize)", () => onAuthorize(request.url))
     const landedUrl = yield* Effect.try({
       try: () => new URL(landed),
       catch: () => new McpAuthError({ step: "authorization", detail: "onAuthorize did not give back a URL" })
@@ -328,13 +316,17 @@ const cleaned = (session: S.Session, also: ReadonlyArray<string | undefined> = [
 /** @internal */
 export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
   Effect.map(S.makeSession(server, options, store), (session): Engine => ({
-    headers: (method, url) => Effect.mapError(headers(session, method, url), cleaned(session)),
+    headers: (method, url) =>
+      headers(session, method, url).pipe(
+        Effect.provideService(Budgets, session.budgets),
+        Effect.mapError(cleaned(session))
+      ),
     onChallenge: (sent, status, responseHeaders) =>
       Effect.suspend(() => {
         const held = S.credentials(session)
-        return Effect.mapError(
-          onChallenge(session, sent, status, responseHeaders),
-          cleaned(session, [...held, sent?.["authorization"]])
+        return onChallenge(session, sent, status, responseHeaders).pipe(
+          Effect.provideService(Budgets, session.budgets),
+          Effect.mapError(cleaned(session, [...held, sent?.["authorization"]]))
         )
       }),
     onResponse: (responseHeaders) => {

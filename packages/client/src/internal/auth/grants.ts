@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { hook } from "./budgets.js"
 import { httpOptions, secureUrl } from "./discovery.js"
 import type { DpopKey } from "./dpop.js"
 import type { ActiveClient } from "./identity.js"
@@ -40,8 +41,11 @@ const tokenOptions = (context: GrantContext, signal: AbortSignal) => {
 const scopeParam = (scopes: ReadonlyArray<string> | undefined): Record<string, string> =>
   scopes === undefined || scopes.length === 0 ? {} : { scope: scopes.join(" ") }
 
-/** Run a caller's hook (value, Promise or Effect). @internal */
+/** Run a caller's hook (value, Promise or Effect), within the sign-in budget. @internal */
 export const runHook = <A>(step: "authorization" | "token", what: string, thunk: () => HookResult<A>) =>
+  hook(step, what, runHookNow(step, what, thunk))
+
+const runHookNow = <A>(step: "authorization" | "token", what: string, thunk: () => HookResult<A>) =>
   Effect.suspend((): Effect.Effect<A, McpAuthError> => {
     const fail = toAuthError(step, what)
     let out: HookResult<A>

@@ -8,7 +8,9 @@
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
+import { isRecord } from "../../McpSchema.js"
 import { boundedFetch } from "./bounded.js"
+import { exchange } from "./budgets.js"
 import { secureUrl } from "./discovery.js"
 import { importPrivateKey } from "./oauthCalls.js"
 import type { AuthOptions } from "./options.js"
@@ -94,23 +96,27 @@ export const register = (as: oauth.AuthorizationServer, options: AuthOptions, re
     // Sent and read here rather than by oauth4webapi: it insists on `client_secret_expires_at`, which many
     // servers leave out.
     const endpoint = as.registration_endpoint
-    const registered = yield* Effect.tryPromise({
-      try: async (signal) => {
-        const response = await boundedFetch(endpoint, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify(metadata),
-          signal
-        })
-        const body: unknown = await response.json().catch(() => undefined)
-        return { status: response.status, body: typeof body === "object" && body !== null ? body as Record<string, unknown> : {} }
-      },
-      catch: (cause) =>
-        new McpAuthError({
-          step: "registration",
-          detail: `cannot reach ${endpoint}: ${cause instanceof Error ? cause.message : String(cause)}`
-        })
-    })
+    const registered = yield* exchange(
+      "registration",
+      `the registration request to ${endpoint}`,
+      Effect.tryPromise({
+        try: async (signal) => {
+          const response = await boundedFetch(endpoint, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json" },
+            body: JSON.stringify(metadata),
+            signal
+          })
+          const body: unknown = await response.json().catch(() => undefined)
+          return { status: response.status, body: isRecord(body) ? body : {} }
+        },
+        catch: (cause) =>
+          new McpAuthError({
+            step: "registration",
+            detail: `cannot reach ${endpoint}: ${cause instanceof Error ? cause.message : String(cause)}`
+          })
+      })
+    )
     const body = registered.body
     if (registered.status < 200 || registered.status >= 300 || typeof body["client_id"] !== "string") {
       return yield* new McpAuthError({

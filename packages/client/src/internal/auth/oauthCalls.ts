@@ -6,11 +6,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
+import type { AuthStep } from "../../McpAuthError.js"
+import { McpAuthError } from "../../McpAuthError.js"
+import { exchange } from "./budgets.js"
 import { loadJose } from "./jose.js"
 
 type CryptoKey = Awaited<ReturnType<typeof oauth.generateKeyPair>>["privateKey"]
-import type { AuthStep } from "../../McpAuthError.js"
-import { McpAuthError } from "../../McpAuthError.js"
 
 /** An error's message, with its own cause's (e.g. `fetch failed (read ECONNRESET)`). */
 const describe = (cause: unknown): string =>
@@ -52,8 +53,9 @@ export const toAuthError = (step: AuthStep, what: string) => (cause: unknown): M
 }
 
 /**
- * Run an oauth4webapi request and its processing; a DPoP nonce challenge (`use_dpop_nonce`) is answered once
- * (oauth4webapi has kept the nonce the server sent).
+ * Run an oauth4webapi request and its processing, within the exchange budget; a DPoP nonce challenge
+ * (`use_dpop_nonce`) is answered once (oauth4webapi has kept the nonce the server sent), as an exchange of its
+ * own.
  *
  * @internal
  */
@@ -62,19 +64,18 @@ export const call = <A>(
   what: string,
   request: (signal: AbortSignal) => Promise<Response>,
   process: (response: Response) => Promise<A>
-): Effect.Effect<A, McpAuthError> =>
-  Effect.tryPromise({
-    // Interrupting the Effect aborts the HTTP request.
-    try: async (signal) => {
-      try {
-        return await process(await request(signal))
-      } catch (error) {
-        if (!oauth.isDPoPNonceError(error)) throw error
-        return await process(await request(signal))
-      }
-    },
-    catch: toAuthError(step, what)
-  })
+): Effect.Effect<A, McpAuthError> => {
+  // Interrupting the Effect (the budget running out) aborts the HTTP request.
+  const once = exchange(
+    step,
+    what,
+    Effect.tryPromise({ try: (signal) => request(signal).then(process), catch: (error: unknown) => error })
+  )
+  return once.pipe(
+    Effect.catchIf((error) => oauth.isDPoPNonceError(error), () => once),
+    Effect.mapError(toAuthError(step, what))
+  )
+}
 
 /** A private key from PKCS#8 PEM (or a key as it is). @internal */
 export const importPrivateKey = (key: string | CryptoKey, alg: string): Effect.Effect<CryptoKey, McpAuthError> =>

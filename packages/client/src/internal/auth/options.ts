@@ -122,10 +122,16 @@ export interface AuthOptions {
   /** Ask for `offline_access` when the authorization server lists it (default true). */
   readonly offlineAccess?: boolean | undefined
   /**
-   * The budget of one authorization (default 5 minutes): a sign-in in the browser, and likewise a token
-   * request or a refresh. It is not charged to the request that met the challenge: that request's timeout
-   * (and the era probe's) stands still while the authorization runs and goes on once the credentials are
-   * there.
+   * The budget of a sign-in (default 5 minutes): the time `onAuthorize` may take (a person in the browser), and
+   * likewise a function giving an assertion or an ID token. It is not charged to the request that met the
+   * challenge: that request's timeout (and the era probe's) stands still while the authorization runs and goes
+   * on once the credentials are there.
    */
   readonly signInTimeout?: Duration.Input | undefined
+  /**
+   * The budget of each HTTP exchange of an authorization (default 30 seconds): a metadata document, a
+   * registration, a token request, a refresh. An endpoint that does not answer within it fails the
+   * authorization with an `McpAuthError` naming the step, whatever `signInTimeout` is.
+   */
+  readonly exchangeTimeout?: Duration.Input | undefined
 }

@@ -5,13 +5,13 @@
  * @internal
  */
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type * as oauth from "oauth4webapi"
 import type { McpAuthError } from "../../McpAuthError.js"
 import type { DeadlineHolds } from "../../McpTransport.js"
+import { type Budgets, fromOptions } from "./budgets.js"
 import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
@@ -55,16 +55,13 @@ export interface Session {
   readonly store: Store
   readonly lock: Semaphore.Semaphore
   readonly state: State
-  /** The budget of one authorization (`signInTimeout`). */
-  readonly signInTimeout: Duration.Duration
+  /** How long an exchange and a sign-in may take (`exchangeTimeout`, `signInTimeout`). */
+  readonly budgets: Budgets
   /** The deadlines of the connections using this session, held while it authorizes. */
   readonly holds: Set<DeadlineHolds>
   /** How many fibers are authorizing or waiting to (the deadlines are held while it is above 0). */
   busy: number
 }
-
-/** The default budget of one authorization. */
-const SIGN_IN_TIMEOUT = Duration.minutes(5)
 
 /** @internal */
 export const makeSession = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Session> =>
@@ -73,7 +70,7 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
     options,
     store,
     lock,
-    signInTimeout: options.signInTimeout === undefined ? SIGN_IN_TIMEOUT : Duration.fromInputUnsafe(options.signInTimeout),
+    budgets: fromOptions(options),
     holds: new Set(),
     busy: 0,
     state: {
