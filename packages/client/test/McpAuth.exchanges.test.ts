@@ -135,6 +135,18 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
       assert.deepStrictEqual(hung.asked, ["/token"])
     }))
 
+  it.effect("the enterprise identity provider's token exchange: the call ends at the exchange budget, at token", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const hung = yield* hungEndpoint
+      const mcp = yield* protectedMcp(as)
+      const enterprise = { clientId: "app", idpTokenEndpoint: `${hung.origin}/idp/token`, idpClientId: "idp-app", idToken: "id-token" }
+      const client = yield* authorizedClient(mcp.url, { enterprise }, { requestTimeout: "3 seconds" })
+      yield* endsAtExchangeBudget(hung, client.callTool("echo"), "token")
+      assert.deepStrictEqual(hung.asked, ["/idp/token"])
+      assert.lengthOf(tokenPaths(as), 0)
+    }))
+
   it.effect("exchangeTimeout sets the budget", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs

@@ -1,7 +1,7 @@
 /**
  * Every HTTP exchange with an authorization server or a metadata location goes through `boundedFetch`: the
  * whole body is read (at most 1 MiB, else the exchange fails), so a hostile server cannot make the client hold
- * an endless answer.
+ * an endless answer. Its time is bounded by the caller (`budgets.exchange`), whose interruption aborts it.
  *
  * @internal
  */
