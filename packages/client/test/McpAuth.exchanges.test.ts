@@ -9,59 +9,15 @@ import { McpAuth } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as Scope from "effect/Scope"
-import { createServer, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import * as engine from "../src/internal/auth/engine.js"
 import * as store from "../src/internal/auth/store.js"
 import { authorizedClient, follow } from "./fixtures/authorizedClient.js"
+import { type Held, heldEndpoint } from "./fixtures/heldEndpoint.js"
 import * as http from "./fixtures/httpServer.js"
 import { CLIENT_SECRET, protectedMcp, scriptedAs, type ScriptedAs } from "./fixtures/oauthScripted.js"
 import { advance, really } from "./fixtures/testClock.js"
 
 const REDIRECT = "http://127.0.0.1:9/callback"
-
-interface Hung {
-  readonly origin: string
-  /** The paths asked, in order. */
-  readonly asked: Array<string>
-  /** Resolves when the first request has arrived (and is being held). */
-  readonly arrived: Promise<void>
-  /** Resolves when the client has given up on (closed) the first request. */
-  readonly abandoned: Promise<void>
-}
-
-/** A loopback server that accepts every connection and request and never answers. */
-const hungEndpoint: Effect.Effect<Hung, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(() =>
-    new Promise<Hung & { readonly close: () => void }>((resolve) => {
-      const asked: Array<string> = []
-      const held: Array<ServerResponse> = []
-      let arrive: () => void = () => undefined
-      const arrived = new Promise<void>((done) => (arrive = done))
-      let abandon: () => void = () => undefined
-      const abandoned = new Promise<void>((done) => (abandon = done))
-      const server = createServer((request, response) => {
-        asked.push(request.url ?? "/")
-        held.push(response)
-        response.once("close", abandon)
-        arrive()
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resolve({
-          origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          asked,
-          arrived,
-          abandoned,
-          close: () => {
-            server.closeAllConnections()
-            server.close()
-          }
-        }))
-    })
-  ),
-  (hung) => Effect.sync(hung.close)
-)
 
 const machine = { clientCredentials: { clientId: "job", clientSecret: CLIENT_SECRET } }
 const person = { redirectUrl: REDIRECT, onAuthorize: follow }
@@ -71,7 +27,7 @@ const person = { redirectUrl: REDIRECT, onAuthorize: follow }
  * at `limit` with an `McpAuthError` of `step` naming the exchange budget. Nothing else is waited for.
  */
 const endsAtExchangeBudget = <A, E>(
-  hung: Hung,
+  hung: Held,
   run: Effect.Effect<A, E>,
   step: McpAuth.AuthStep,
   limit: "30 seconds" | "4 seconds" = "30 seconds"
@@ -103,7 +59,7 @@ const tokenPaths = (as: ScriptedAs) => as.seen.filter((request) => request.path 
 describe("a client_credentials call, request timeout 3 s, against an endpoint that never answers", () => {
   it.effect("protected resource metadata: the call ends at the exchange budget, at discovery", () =>
     Effect.gen(function*() {
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* http.scripted((_seen, res) =>
         res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${hung.origin}/prm"` }).end()
       )
@@ -114,7 +70,7 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
   it.effect("authorization server metadata: the call ends at the exchange budget, at discovery", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.authorizationServers = [hung.origin]
       yield* endsAtExchangeBudget(hung, machineCall(mcp.url), "discovery")
@@ -124,7 +80,7 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
   it.effect("the token endpoint: the call ends at the exchange budget, at token", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { token_endpoint: `${hung.origin}/token` }
       const error = yield* endsAtExchangeBudget(hung, machineCall(mcp.url), "token")
@@ -138,7 +94,7 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
   it.effect("the enterprise identity provider's token exchange: the call ends at the exchange budget, at token", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       const enterprise = { clientId: "app", idpTokenEndpoint: `${hung.origin}/idp/token`, idpClientId: "idp-app", idToken: "id-token" }
       const client = yield* authorizedClient(mcp.url, { enterprise }, { requestTimeout: "3 seconds" })
@@ -150,7 +106,7 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
   it.effect("exchangeTimeout sets the budget", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { token_endpoint: `${hung.origin}/token` }
       yield* endsAtExchangeBudget(hung, machineCall(mcp.url, { exchangeTimeout: "4 seconds" }), "token", "4 seconds")
@@ -161,7 +117,7 @@ describe("a sign-in (authorization code) against an endpoint that never answers"
   it.effect("dynamic client registration: the call ends at the exchange budget, at registration", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { registration_endpoint: `${hung.origin}/register` }
       const client = yield* authorizedClient(mcp.url, person, { requestTimeout: "3 seconds" })
@@ -172,7 +128,7 @@ describe("a sign-in (authorization code) against an endpoint that never answers"
   it.effect("the authorization code exchange: the call ends at the exchange budget, at token", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { token_endpoint: `${hung.origin}/token` }
       const client = yield* authorizedClient(mcp.url, person, { requestTimeout: "3 seconds" })
@@ -184,7 +140,7 @@ describe("a sign-in (authorization code) against an endpoint that never answers"
   it.effect("the refresh of an expired token: the request ends at the exchange budget, at refresh", () =>
     Effect.gen(function*() {
       const as = yield* scriptedAs
-      const hung = yield* hungEndpoint
+      const hung = yield* heldEndpoint
       as.switches.metadata = { token_endpoint: `${hung.origin}/token` }
       const tokens = store.memory()
       yield* tokens.save({

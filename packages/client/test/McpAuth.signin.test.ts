@@ -10,6 +10,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { authorizedClient, follow } from "./fixtures/authorizedClient.js"
+import { heldEndpoint } from "./fixtures/heldEndpoint.js"
 import { dpopMcp, protectedMcp, scriptedAs, type ScriptedAs } from "./fixtures/oauthScripted.js"
 import { advance, really } from "./fixtures/testClock.js"
 
@@ -74,6 +75,31 @@ describe("a sign-in has its own budget", () => {
       assert.strictEqual(authError?.step, "authorization")
       assert.match(authError?.message ?? String(error), /did not finish within 2m/)
       assert.lengthOf(tokenRequests(as), 0)
+    }))
+
+  it.effect("the person's budget is the person's: 1m50s in the browser of a 2m budget, then a 20 s code exchange, signs in", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const slowTokens = yield* heldEndpoint
+      const mcp = yield* protectedMcp(as)
+      as.switches.metadata = { token_endpoint: `${slowTokens.origin}/token` }
+      const person = yield* slowPerson("110 seconds")
+      const client = yield* authorizedClient(mcp.url, {
+        redirectUrl: REDIRECT,
+        onAuthorize: person.onAuthorize,
+        signInTimeout: "2 minutes"
+      })
+      const call = yield* Effect.forkChild(client.callTool("echo"))
+      yield* really(Deferred.await(person.opened), "the browser")
+      yield* advance("110 seconds")
+      yield* really(Effect.promise(() => slowTokens.arrived), "the code exchange")
+      // 2m10s since the sign-in began: past its budget, within the exchange's 30 s.
+      yield* advance("20 seconds")
+      as.live.add("slow-1")
+      slowTokens.answer({ access_token: "slow-1", token_type: "Bearer", expires_in: 3600 })
+      const called = yield* really(Fiber.join(call), "the call")
+      assert.deepStrictEqual(called.content, [{ type: "text", text: "ok" }])
+      assert.deepStrictEqual(slowTokens.asked, ["/token"])
     }))
 
   it.effect("after the sign-in, the request's own timeout goes on: a server that then hangs times out in the probe's 5 s", () =>
