@@ -26,9 +26,9 @@ const person = { redirectUrl: REDIRECT, onAuthorize: follow }
  * `run` (forked) reaches the hung endpoint; it has not ended 1 s before `limit` of the test clock, and has ended
  * at `limit` with an `McpAuthError` of `step` naming the exchange budget. Nothing else is waited for.
  */
-const endsAtExchangeBudget = <A, E>(
+const endsAtExchangeBudget = <A, E, R>(
   hung: Held,
-  run: Effect.Effect<A, E>,
+  run: Effect.Effect<A, E, R>,
   step: McpAuth.AuthStep,
   limit: "30 seconds" | "4 seconds" = "30 seconds"
 ) =>
