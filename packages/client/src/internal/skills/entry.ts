@@ -5,6 +5,7 @@
 import * as Yaml from "effect/encoding/Yaml"
 import { isRecord, type JsonObject } from "../../McpSchema.js"
 import type { Skill, SkillResource } from "../../McpSkills.js"
+import { setOwn } from "../llm/own.js"
 
 /** @internal */
 export const EXTENSION_ID = "io.modelcontextprotocol/skills"
@@ -182,8 +183,7 @@ const visit = (walk: Walk, value: unknown, depth: number): unknown => {
   const object: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     walk.budget -= key.length
-    // An own property even for `__proto__`, as JSON.parse makes it.
-    Object.defineProperty(object, key, { value: visit(walk, item, depth + 1), enumerable: true, writable: true, configurable: true })
+    setOwn(object, key, visit(walk, item, depth + 1))
   }
   return object
 }
