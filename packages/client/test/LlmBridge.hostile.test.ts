@@ -113,6 +113,14 @@ describe("__proto__ in a tool's input schema", () => {
     )
   })
 
+  it("a one-branch allOf with a keyword named like an Object.prototype member is merged, not a clash", () => {
+    const schema = JSON.parse(
+      `{"type":"object","properties":{"a":{"allOf":[{"type":"string","toString":"x"}]}},"required":["a"]}`
+    ) as McpSchema.JsonObject
+    const strict = LlmBridge.toStrictParameters(LlmBridge.toParameters(schema).parameters)
+    assert.deepStrictEqual(strict._tag === "NotStrict" ? strict.reasons : [], [])
+  })
+
   it.effect("toolsForLlm, openAiTools and anthropicTools declare it as the server did", () =>
     Effect.gen(function*() {
       const server = makeServer([{ name: "proto", inputSchema: PROTO_SCHEMA }])

@@ -561,7 +561,7 @@ const strictSchema = (
       schema = { ...withoutKeys(rest, ["properties", "required", "additionalProperties"]), ...merged }
     } else if (allOf.length === 1 && isRecord(allOf[0])) {
       const only = allOf[0]
-      const clash = Object.keys(only).filter((k) => k in rest && !ANNOTATIONS.has(k))
+      const clash = Object.keys(only).filter((k) => Object.hasOwn(rest, k) && !ANNOTATIONS.has(k))
       if (clash.length > 0) return fail(`has an allOf that cannot be merged (${clash.join(", ")} on both sides)`)
       schema = { ...only, ...rest }
     } else {
