@@ -31,8 +31,9 @@
  * - The root is always an object schema with `properties`: an `allOf` of objects is merged, an
  *   `anyOf`/`oneOf` of objects is flattened (every alternative's properties offered, only those all of them
  *   require required; noted), and a root that is not an object at all becomes "any object" (noted).
- * - Names are sanitised for the model APIs (`^[a-zA-Z0-9_-]{1,64}$`): a valid name is kept; any other has its
- *   invalid characters replaced by `_`, is truncated, and ends in `_` plus an 8-hex-digit FNV-1a hash of the
+ * - Names are sanitised for the model APIs (`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`, what OpenAI, Anthropic and
+ *   Gemini all accept): a valid name is kept; any other has its invalid characters replaced by `_`, a `_` put
+ *   in front of a leading digit or `-`, is truncated, and ends in `_` plus an 8-hex-digit FNV-1a hash of the
  *   original, so distinct names stay distinct. Calls are routed back by the exposed name (or the original).
  *
  * **Strict mode** (`toolsForLlm({ strict: true })`, or `strict: true` on the bridge): OpenAI's strict
@@ -489,8 +490,8 @@ export const declareTool = (
 ): LlmTool => internal.declareTool(tool, name, options?.strict ?? false, options?.schema)
 
 /**
- * A tool name the model APIs accept (`^[a-zA-Z0-9_-]{1,64}$`): valid names are kept, others cleaned, cut and
- * given a stable hash suffix.
+ * A tool name the model APIs accept (`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`): valid names are kept, others cleaned,
+ * given a `_` in front of a leading digit or `-`, cut and given a stable hash suffix.
  *
  * @since 0.1.0
  * @category combinators

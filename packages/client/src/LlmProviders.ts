@@ -20,9 +20,7 @@
  * @since 0.2.0
  */
 import type { FunctionTool, ToolCall, ToolResult } from "./LlmBridge.js"
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+import { isRecord } from "./McpSchema.js"
 
 /**
  * OpenAI's function tool (`ChatCompletionTool`, `ChatCompletionFunctionTool`).

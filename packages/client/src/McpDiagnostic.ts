@@ -25,8 +25,12 @@ export type McpDiagnostic = Data.TaggedEnum<{
   InvalidTool: { readonly name: string; readonly reason: string }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }
-  /** A `skills/list` entry left out: it breaks the skills extension's rules. */
-  InvalidSkill: { readonly reason: string }
+  /**
+   * A `skills/list` entry left out: it breaks the skills extension's rules. `uri` is the entry's `uri` when it
+   * is a string, and `name` the folder that URI gives the skill (the segment before `/SKILL.md`), so a caller
+   * looking for a skill by name can tell "refused" from "not listed".
+   */
+  InvalidSkill: { readonly reason: string; readonly uri?: string | undefined; readonly name?: string | undefined }
   /**
    * A tool's `outputSchema` the client does not use: larger than `maxOutputSchemaBytes`, nested too deep, not
    * compilable (e.g. a pattern RE2 does not take), or failing while validating (e.g. `{"$ref": "#"}`). The

@@ -19,7 +19,8 @@
  * ```
  *
  * Every file read is checked against the listed size and digest, and a `SKILL.md`'s frontmatter against the
- * listed one: a mismatch fails with `McpSkillVerificationError` and none of the file reaches the caller. A
+ * listed one (frontmatter is flat metadata: YAML that expands aliases is refused, not expanded): a mismatch
+ * fails with `McpSkillVerificationError` and none of the file reaches the caller. A
  * file outside the listed manifest (or, for a `"dynamic"` skill, outside the skill's folder) is never
  * requested. Nothing is read before the caller asks for it.
  *
@@ -119,8 +120,10 @@ export const TypeId: unique symbol = Symbol.for("@mcp-effect/client/McpSkills")
 
 /**
  * A file did not match the skill's listing: its byte size, its SHA-256 digest, its frontmatter (`SKILL.md`:
- * `expected` holds the listed values of the fields that differ, `actual` names them), or its contents were not
- * one resource of that URI. Nothing of the file is handed out.
+ * `expected` holds the listed values of the fields that differ, `actual` names them; or `actual` says why the
+ * frontmatter could not be read: no leading `---` block, YAML that does not parse, or YAML that expands
+ * aliases — an alias of a mapping or list, or aliases taking it past twice its size, refused unexpanded), or
+ * its contents were not one resource of that URI. Nothing of the file is handed out.
  *
  * @since 0.1.0
  * @category errors

@@ -307,6 +307,81 @@ describe("modern task notifications: the bounds", () => {
     }))
 })
 
+describe("modern tasks: a completed status must carry its result", () => {
+  it.effect("a server flapping between completed (without result) and working is asked tasks/get at the poll's pace", () =>
+    Effect.gen(function*() {
+      const stream: Stream = { id: undefined, peer: undefined }
+      const slow = { ...working, pollIntervalMs: 1000 }
+      const server = taskServer({
+        "tools/call": () => ok({ resultType: "task", ...slow }),
+        "subscriptions/listen": granting(stream),
+        "tasks/get": () => ok({ resultType: "complete", ...slow })
+      })
+      const fiber = yield* withClient(server.layer, (client) => client.callTool("build", {})).pipe(Effect.forkChild)
+      yield* advance("10 millis")
+      // 4 s of flapping, 10 notifications every 50 ms: 800 "completed" statuses with no result.
+      for (let t = 0; t < 4000; t += 50) {
+        for (let i = 0; i < 10; i++) {
+          yield* push(stream, "notifications/tasks", { taskId: "mine", status: i % 2 === 0 ? "completed" : "working" })
+        }
+        yield* advance("50 millis")
+      }
+      assert.isFalse(isDone(fiber), "the flapping ended the call")
+      // One tasks/get per poll interval (1 s) at most: the first at once, then one a second.
+      assert.isAtMost(server.requests("tasks/get").length, 5)
+      assert.isAtLeast(server.requests("tasks/get").length, 4)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("polled: a completed tasks/get without result fails with McpInvalidResponseError naming the task", () =>
+    Effect.gen(function*() {
+      const server = taskServer({
+        "subscriptions/listen": () => fail(-32601, "Method not found: subscriptions/listen"),
+        "tasks/get": () => ok({ resultType: "complete", taskId: "mine", status: "completed" })
+      })
+      const fiber = yield* withClient(server.layer, (client) => Effect.flip(client.callTool("build", {}))).pipe(
+        Effect.forkChild
+      )
+      yield* advanceBy(1000, 250)
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      if (error._tag !== "McpInvalidResponseError") return
+      assert.include(error.reason, `"mine"`)
+      assert.include(error.reason, "no result")
+    }))
+
+  it.effect("notified: a completion without result whose tasks/get has none either fails, naming the task", () =>
+    Effect.gen(function*() {
+      const stream: Stream = { id: undefined, peer: undefined }
+      const server = taskServer({
+        "subscriptions/listen": granting(stream),
+        "tasks/get": () => ok({ resultType: "complete", taskId: "mine", status: "completed" })
+      })
+      const fiber = yield* withClient(server.layer, (client) => Effect.flip(client.callTool("build", {}))).pipe(
+        Effect.forkChild
+      )
+      yield* advance("10 millis")
+      yield* push(stream, "notifications/tasks", { taskId: "mine", status: "completed" })
+      yield* advance("10 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      if (error._tag !== "McpInvalidResponseError") return
+      assert.include(error.reason, `"mine"`)
+      assert.strictEqual(server.requests("tasks/get").length, 1)
+    }))
+
+  it.effect("a task answer that is already completed without result fails too", () =>
+    Effect.gen(function*() {
+      const server = taskServer({
+        "tools/call": () => ok({ resultType: "task", taskId: "mine", status: "completed" })
+      })
+      const error = yield* withClient(server.layer, (client) => Effect.flip(client.callTool("build", {})))
+      assert.strictEqual(error._tag, "McpInvalidResponseError")
+      if (error._tag !== "McpInvalidResponseError") return
+      assert.include(error.reason, `"mine"`)
+    }))
+})
+
 describe("modern task notifications: the polling path's bound", () => {
   it.effect("polls asking fresh input keys each time: McpInputLoopExceededError after maxInputRounds, cancelled", () =>
     Effect.gen(function*() {

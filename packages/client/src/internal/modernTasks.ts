@@ -147,8 +147,10 @@ const lacksPayload = (task: DetailedTask): boolean =>
 /**
  * Following by notifications. The first `tasks/get` comes one poll interval after the acknowledgement unless
  * a notification about the task came first (a change between the task's creation and the acknowledgement is
- * not notified), then every `SAFETY_POLL`; a status without its payload is fetched with `tasks/get`. Once the
- * stream ends, the task is polled.
+ * not notified), then every `SAFETY_POLL`. A status without its payload is fetched with `tasks/get`, at once
+ * the first time and then at most once per poll interval: a server that keeps notifying such statuses (say,
+ * flapping between `completed` without a result and `working`) is asked at the poll's pace, not once per
+ * notification. Once the stream ends, the task is polled.
  */
 const notified = (
   requests: TaskRequests,
@@ -160,28 +162,36 @@ const notified = (
     const poll = polling(requests, taskId)
     let ended = false
     let heard = false
-    let nextGetAt = acknowledgedAt + Duration.toMillis(pollDelay(first.pollIntervalMs))
-    const get = Effect.andThen(getTask(requests, taskId), (task) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        nextGetAt = now + Duration.toMillis(SAFETY_POLL)
-        return task
-      }))
+    let interval = Duration.toMillis(pollDelay(first.pollIntervalMs))
+    let nextGetAt = acknowledgedAt + interval
+    let lastGetAt: number | undefined = undefined
+    const get = Effect.gen(function*() {
+      lastGetAt = yield* Clock.currentTimeMillis
+      const task = yield* getTask(requests, taskId)
+      nextGetAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(SAFETY_POLL)
+      return task
+    })
     return (task) =>
       Effect.gen(function*() {
-        if (ended) return yield* poll(task)
-        const now = yield* Clock.currentTimeMillis
-        const quiet = Duration.millis(Math.max(0, nextGetAt - now))
-        const waited = yield* Effect.timeoutOption(nextNotified(notifications, taskId), quiet)
-        if (Option.isNone(waited)) return yield* get
-        if (Option.isNone(waited.value)) {
-          ended = true
-          return yield* poll(task)
+        if (task.pollIntervalMs !== undefined) interval = Duration.toMillis(pollDelay(task.pollIntervalMs))
+        while (!ended) {
+          const now = yield* Clock.currentTimeMillis
+          if (nextGetAt <= now) return yield* get
+          const waited = yield* Effect.timeoutOption(nextNotified(notifications, taskId), Duration.millis(nextGetAt - now))
+          if (Option.isNone(waited)) return yield* get
+          if (Option.isNone(waited.value)) {
+            ended = true
+            break
+          }
+          const at = yield* Clock.currentTimeMillis
+          if (!heard) {
+            heard = true
+            nextGetAt = at + Duration.toMillis(SAFETY_POLL)
+          }
+          if (!lacksPayload(waited.value.value)) return waited.value.value
+          nextGetAt = Math.min(nextGetAt, lastGetAt === undefined ? at : lastGetAt + interval)
         }
-        if (!heard) {
-          heard = true
-          nextGetAt = (yield* Clock.currentTimeMillis) + Duration.toMillis(SAFETY_POLL)
-        }
-        return lacksPayload(waited.value.value) ? yield* get : waited.value.value
+        return yield* poll(task)
       })
   })
 
@@ -200,9 +210,25 @@ const toTerminal = (method: string, first: DetailedTask, requests: ModernTaskReq
     return task
   }))
 
-/** A terminal task's outcome: the result of a completed one, the error of a failed or cancelled one. */
-const outcome = (method: string, last: DetailedTask): Effect.Effect<unknown, McpProtocolError> => {
-  if (last.status === "completed") return Effect.succeed(last.result ?? {})
+/**
+ * A terminal task's outcome: the result of a completed one, the error of a failed or cancelled one. A completed
+ * status without its result is an invalid answer (of `tasks/get`, or of the request when its first answer was
+ * already completed): the client has no result to return, and makes none up.
+ */
+const outcome = (
+  method: string,
+  first: DetailedTask,
+  last: DetailedTask
+): Effect.Effect<unknown, McpProtocolError | McpInvalidResponseError> => {
+  if (last.status === "completed") {
+    return last.result !== undefined ? Effect.succeed(last.result) : Effect.fail(
+      new McpInvalidResponseError({
+        method: last === first ? method : "tasks/get",
+        reason: `task ${JSON.stringify(last.taskId)} is completed but carries no result`,
+        response: last
+      })
+    )
+  }
   const error = last.error ?? {}
   const taskId = last.taskId
   return Effect.fail(
@@ -235,5 +261,5 @@ export const followModernTask = (
     const first = yield* decodeDetailed(created).pipe(Effect.mapError(invalid(method, created)))
     if (onCreated !== undefined) yield* onCreated({ taskId: first.taskId, era: "modern", method, ttl: taskTtl(first) })
     const last = yield* toTerminal(method, first, requests).pipe(cancelUnlessDone(requests, first.taskId))
-    return yield* outcome(method, last)
+    return yield* outcome(method, first, last)
   })

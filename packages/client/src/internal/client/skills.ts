@@ -158,7 +158,7 @@ export const make = (
         const asText = text ?? textOf(bytes)
         if (uri === skill.uri) {
           const frontmatter = Entry.parseFrontmatter(asText ?? "")
-          if (frontmatter === undefined) return yield* fail("frontmatter", "YAML frontmatter", "none that parses")
+          if (typeof frontmatter === "string") return yield* fail("frontmatter", "YAML frontmatter", frontmatter)
           const differences = Entry.frontmatterDifferences(skill.frontmatter, frontmatter)
           // What differs is named; the file's own values are never handed out.
           if (differences.length > 0) {
@@ -192,7 +192,7 @@ const keepValid = (context: ClientContext, entries: ReadonlyArray<unknown>) =>
     for (const entry of entries) {
       const skill = Entry.decodeEntry(entry)
       if (typeof skill === "string") {
-        yield* context.report(McpDiagnostic.InvalidSkill({ reason: skill }))
+        yield* context.report(McpDiagnostic.InvalidSkill({ reason: skill, ...Entry.claimedIdentity(entry) }))
       } else if (!skills.has(skill.uri)) {
         skills.set(skill.uri, skill)
       }

@@ -3,9 +3,13 @@
  *
  * @internal
  */
+import { setOwn } from "./own.js"
 
-/** What OpenAI, Anthropic and Gemini all accept as a function name. @internal */
-export const VALID_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+/**
+ * What OpenAI, Anthropic and Gemini all accept as a function name: letters, digits, `_` and `-`, 1 to 64 of
+ * them, and a letter or `_` first (Gemini's function declarations refuse a digit or `-` there). @internal
+ */
+export const VALID_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/
 
 /** The longest name the model APIs accept. @internal */
 export const MAX_TOOL_NAME = 64
@@ -22,8 +26,9 @@ export const stableHash = (text: string): string => {
 
 /**
  * A name the model APIs accept. A valid name is kept as it is; any other gets its invalid characters replaced
- * by `_`, is cut to fit, and ends in `_` plus the stable hash of the original, so two different originals
- * never sanitise to the same name through the replacement or the cut.
+ * by `_`, a `_` in front when it would start with a digit or `-`, is cut to fit, and ends in `_` plus the
+ * stable hash of the original, so two different originals never sanitise to the same name through the
+ * replacement, the prefix or the cut.
  *
  * @internal
  */
@@ -31,7 +36,8 @@ export const sanitizeToolName = (name: string): string => {
   if (VALID_TOOL_NAME.test(name)) return name
   const suffix = `_${stableHash(name)}`
   const cleaned = name.replace(/[^a-zA-Z0-9_-]/g, "_")
-  return `${cleaned.slice(0, MAX_TOOL_NAME - suffix.length)}${suffix}`
+  const led = /^[0-9-]/.test(cleaned) ? `_${cleaned}` : cleaned
+  return `${led.slice(0, MAX_TOOL_NAME - suffix.length)}${suffix}`
 }
 
 /** @internal */
@@ -84,7 +90,7 @@ const sortKeys = (value: unknown): unknown => {
   if (typeof value === "object" && value !== null) {
     const sorted: Record<string, unknown> = {}
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    for (const [key, item] of entries) sorted[key] = sortKeys(item)
+    for (const [key, item] of entries) setOwn(sorted, key, sortKeys(item))
     return sorted
   }
   return value

@@ -5,6 +5,7 @@
  * @internal
  */
 import { isRecord, type JsonObject } from "../../McpSchema.js"
+import { getOwn, setOwn } from "./own.js"
 
 // -----------------------------------------------------------------------------
 // Notes
@@ -182,19 +183,20 @@ const walkSchema = (node: unknown, stack: ReadonlyArray<string>, state: InlineSt
       continue
     }
     if (typeof value === "boolean" && BOOLEAN_OK.has(key)) {
-      out[key] = value
+      setOwn(out, key, value)
     } else if (SINGLE.has(key)) {
-      out[key] = Array.isArray(value) ? value.map((item) => walkSchema(item, stack, state)) : walkSchema(value, stack, state)
+      setOwn(out, key, Array.isArray(value) ? value.map((item) => walkSchema(item, stack, state)) : walkSchema(value, stack, state))
     } else if (MAPS.has(key) && isRecord(value)) {
+      // Property names are the server's: `__proto__` among them stays an own property.
       const mapped: Record<string, unknown> = {}
       for (const [name, sub] of Object.entries(value)) {
-        mapped[name] = Array.isArray(sub) ? sub : walkSchema(sub, stack, state)
+        setOwn(mapped, name, Array.isArray(sub) ? sub : walkSchema(sub, stack, state))
       }
-      out[key] = mapped
+      setOwn(out, key, mapped)
     } else if (ARRAYS.has(key) && Array.isArray(value)) {
-      out[key] = value.map((item) => walkSchema(item, stack, state))
+      setOwn(out, key, value.map((item) => walkSchema(item, stack, state)))
     } else {
-      out[key] = value
+      setOwn(out, key, value)
     }
   }
   return out
@@ -312,9 +314,9 @@ const mergeObjects = (branches: ReadonlyArray<JsonObject>, mode: "all" | "any"):
   const properties: Record<string, unknown> = {}
   for (const branch of branches) {
     for (const [name, sub] of Object.entries(propertiesOf(branch))) {
-      const existing = properties[name]
-      if (existing === undefined) properties[name] = sub
-      else if (mode === "all") properties[name] = { allOf: [existing, sub] }
+      const existing = getOwn(properties, name)
+      if (existing === undefined) setOwn(properties, name, sub)
+      else if (mode === "all") setOwn(properties, name, { allOf: [existing, sub] })
     }
   }
   const requiredSets = branches.map((b) => new Set(stringArray(b["required"])))
@@ -330,7 +332,7 @@ const mergeObjects = (branches: ReadonlyArray<JsonObject>, mode: "all" | "any"):
 
 const withoutKeys = (schema: JsonObject, keys: ReadonlyArray<string>): JsonObject => {
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) if (!keys.includes(key)) out[key] = value
+  for (const [key, value] of Object.entries(schema)) if (!keys.includes(key)) setOwn(out, key, value)
   return out
 }
 
@@ -559,7 +561,7 @@ const strictSchema = (
       schema = { ...withoutKeys(rest, ["properties", "required", "additionalProperties"]), ...merged }
     } else if (allOf.length === 1 && isRecord(allOf[0])) {
       const only = allOf[0]
-      const clash = Object.keys(only).filter((k) => k in rest && !ANNOTATIONS.has(k))
+      const clash = Object.keys(only).filter((k) => Object.hasOwn(rest, k) && !ANNOTATIONS.has(k))
       if (clash.length > 0) return fail(`has an allOf that cannot be merged (${clash.join(", ")} on both sides)`)
       schema = { ...only, ...rest }
     } else {
@@ -614,7 +616,7 @@ const strictSchema = (
     const strictProperties: Record<string, unknown> = {}
     for (const name of names) {
       const child = strictSchema(properties[name], `${path}.${name}`, depth + 1, state, false)
-      strictProperties[name] = required.has(name) ? child : nullable(child)
+      setOwn(strictProperties, name, required.has(name) ? child : nullable(child))
     }
     out["properties"] = strictProperties
     out["required"] = names
@@ -712,9 +714,9 @@ const stripNulls = (value: unknown, schema: unknown, depth: number): unknown => 
   const required = new Set(stringArray(schema["required"]))
   const out: Record<string, unknown> = {}
   for (const [name, item] of Object.entries(value)) {
-    const property = properties[name]
+    const property = getOwn(properties, name)
     if (item === null && property !== undefined && !required.has(name) && !acceptsNull(property)) continue
-    out[name] = property === undefined ? item : stripNulls(item, property, depth + 1)
+    setOwn(out, name, property === undefined ? item : stripNulls(item, property, depth + 1))
   }
   return out
 }

@@ -34,7 +34,8 @@ const entryOf = (skill: SkillDefinition) =>
   Effect.gen(function*() {
     const digest = yield* Digest.Digest
     const skillMd = skill.files["SKILL.md"]
-    const frontmatter = parseFrontmatter(typeof skillMd === "string" ? skillMd : "") ?? {}
+    const parsed = parseFrontmatter(typeof skillMd === "string" ? skillMd : "")
+    const frontmatter = typeof parsed === "string" ? {} : parsed
     const resources: Array<JsonObject> = []
     for (const file of filesOf(skill)) {
       const bytes = bytesOf(file.content)
