@@ -153,6 +153,12 @@ export interface LayerOptions extends ParseOptions {
    * default of `connectServers`); when every entry is broken, `"report"` fails with the first.
    */
   readonly onBroken?: "fail" | "report" | undefined
+  /**
+   * How many servers are started (spawned or reached, and probed) at once (default 8, as `mcp-effect servers`):
+   * a configuration of 200 entries does not start 200 processes together. Once started, a server stays
+   * connected while the next ones start. A whole number of at least 1.
+   */
+  readonly concurrency?: number | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -432,8 +438,12 @@ const connectEntry = (entry: ServerEntry, options: LayerOptions) =>
     Effect.map((client) => [entry.name, client] as const)
   )
 
+/** How many servers `make` starts at once by default. */
+const DEFAULT_CONCURRENCY = 8
+
 /**
- * Start the configured servers (in parallel) and register each under its name, in the order written. By
+ * Start the configured servers (in parallel, `concurrency` at a time, default 8) and register each under its
+ * name, in the order written. By
  * default any broken entry fails the whole; with `onBroken: "report"` it is left out, in `failures`, and the rest
  * connect.
  *
@@ -445,6 +455,10 @@ export const make = (
   options: LayerOptions = {}
 ): Effect.Effect<Servers, McpConfigError | McpConfigServerError, Scope.Scope> =>
   Effect.gen(function*() {
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      return yield* new McpConfigError({ detail: `concurrency must be a whole number of at least 1, got ${concurrency}` })
+    }
     const { config, malformed } = yield* readReporting(source, options)
     const entries = yield* selected(config, options.only, malformed)
     const failures: Array<McpConfigError | McpConfigServerError> = malformed.filter((error) =>
@@ -456,7 +470,7 @@ export const make = (
         options.onBroken === "report"
           ? Effect.result(connectEntry(entry, options))
           : Effect.map(connectEntry(entry, options), Result.succeed),
-      { concurrency: "unbounded" }
+      { concurrency }
     )
     const clients: Array<readonly [string, McpClient.Service]> = []
     for (const outcome of outcomes) {
