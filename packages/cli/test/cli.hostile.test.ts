@@ -6,7 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -154,5 +155,57 @@ describe("servers with many entries (item 11)", () => {
 
       const zero = yield* bounded(["servers", "--concurrency", "0"], { cwd: dir })
       assert.strictEqual(zero.code, 2)
+    }))
+})
+
+/** A process that writes zeros into the FIFO for as long as anyone reads it; killed with the scope. */
+const endlessWriter = (file: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => spawn("sh", ["-c", `exec cat /dev/zero > "${file}"`], { stdio: "ignore" })),
+    (child: ChildProcess) => Effect.sync(() => void child.kill("SIGKILL"))
+  )
+
+describe("configuration files that are not regular files (issue 25, item 4)", () => {
+  it.live("a FIFO as ./.mcp.json: tools and servers end at once with a usage error naming it (plain and --json)", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      execFileSync("mkfifo", [path.join(dir, ".mcp.json")])
+      for (const args of [["tools"], ["servers"], ["tools", "--json"], ["servers", "--json"]]) {
+        const ran = yield* bounded(args, { cwd: dir })
+        assert.strictEqual(ran.code, 2, `${args.join(" ")}: ${ran.stderr}`)
+        const said = args.includes("--json")
+          ? (JSON.parse(ran.stdout) as { error: { message: string } }).error.message
+          : ran.stderr
+        assert.include(said, ".mcp.json: not a regular file (a FIFO)")
+      }
+    }))
+
+  it.live("a FIFO fed without end, and a link to /dev/zero, given with --config: refused, nothing read", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      const fed = path.join(dir, "fed.json")
+      execFileSync("mkfifo", [fed])
+      yield* endlessWriter(fed)
+      const zero = path.join(dir, "zero.json")
+      symlinkSync("/dev/zero", zero)
+      for (const [file, kind] of [[fed, "a FIFO"], [zero, "a character device"]] as const) {
+        for (const command of ["tools", "servers"]) {
+          const ran = yield* bounded([command, "--config", file])
+          assert.strictEqual(ran.code, 2, ran.stderr)
+          assert.include(ran.stderr, `${file}: not a regular file (${kind})`)
+        }
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("a 1 GiB configuration (sparse): larger than 4 MiB, refused without reading it", () =>
+    Effect.gen(function*() {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-")), "mcp.json")
+      writeFileSync(file, "")
+      truncateSync(file, 1024 * 1024 * 1024)
+      for (const command of ["tools", "servers"]) {
+        const ran = yield* bounded([command, "--config", file])
+        assert.strictEqual(ran.code, 2, ran.stderr)
+        assert.include(ran.stderr, `${file}: larger than 4 MiB`)
+      }
     }))
 })

@@ -31,8 +31,8 @@
  *   `${workspaceFolder}` the project's folder (the folder of `.vscode/`, else the file's own).
  *   Where `${VAR}` is expanded follows Claude Code's `.mcp.json` (command, args, env, url, headers).
  * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
- * - A file that cannot be read, is not JSON, or has a malformed entry fails with `McpConfigError`, which names
- *   the file, the entry and the field. A server that cannot be started or listed fails with
+ * - A file that cannot be read, is not a regular file (a FIFO, a device), is larger than 4 MiB, is not JSON, or
+ *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server that cannot be started or listed fails with
  *   `McpConfigServerError` naming the entry.
  * - The HTTP+SSE transport of 2024-11-05 (`"type": "sse"`) is not supported and is reported as such.
  *
@@ -48,6 +48,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as file from "./internal/config/file.js"
 import * as parse from "./internal/config/parse.js"
 import * as LlmBridge from "./LlmBridge.js"
 import * as LlmPromise from "./LlmPromise.js"
@@ -266,7 +267,27 @@ export const parseEntry = (
 ): Effect.Effect<ServerEntry, McpConfigError> => parse.parseEntry(name, entry, envOf(options))
 
 /**
- * Read a configuration file.
+ * The largest configuration file read (4 MiB). A larger file, and anything that is not a regular file (a FIFO, a
+ * device, a directory), is an `McpConfigError` naming it, and is not read.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_CONFIG_BYTES: number = file.MAX_CONFIG_BYTES
+
+/**
+ * The text of a configuration file, read as `load` reads it: a regular file of at most `MAX_CONFIG_BYTES`,
+ * else an `McpConfigError` naming the file ("not a regular file", "larger than 4 MiB"). A FIFO is refused
+ * without being opened, so nothing waits on one.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const readConfigText = (path: string): Effect.Effect<string, McpConfigError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => file.readText(fs, path))
+
+/**
+ * Read a configuration file (a regular file of at most 4 MiB: see `MAX_CONFIG_BYTES`).
  *
  * @since 0.1.0
  * @category parsing
@@ -276,10 +297,7 @@ export const load = (
   options?: ParseOptions
 ): Effect.Effect<Config, McpConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
-    )
+    const text = yield* readConfigText(path)
     const document = yield* parse.parseText(text, path)
     return yield* parse.parseDocument(document, envOf(options), path)
   })
@@ -308,13 +326,10 @@ export const readEntries = (
   Effect.gen(function*() {
     const path = typeof source === "string" ? source : undefined
     const document = typeof source === "string"
-      ? yield* Effect.flatMap(
-        FileSystem.FileSystem,
-        (fs) =>
-          fs.readFileString(source).pipe(
-            Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
-          )
-      ).pipe(Effect.flatMap((text) => parse.parseText(text, path)), Effect.provide(nodeFileSystem))
+      ? yield* readConfigText(source).pipe(
+        Effect.flatMap((text) => parse.parseText(text, path)),
+        Effect.provide(nodeFileSystem)
+      )
       : source
     const servers = yield* parse.serversOf(document, path)
     return yield* Effect.forEach(
