@@ -30,6 +30,9 @@
  *   without a default is an error naming the field. VS Code's `${input:ID}` takes `ParseOptions.inputs`, and
  *   `${workspaceFolder}` the project's folder (the folder of `.vscode/`, else the file's own).
  *   Where `${VAR}` is expanded follows Claude Code's `.mcp.json` (command, args, env, url, headers).
+ * - What a reference stood for (6 characters or more) never reaches an error: a command that cannot start is
+ *   named as written, and what a server says back (a JSON-RPC error, an HTTP error body, its stderr) is cleaned
+ *   of it (`[redacted]`), as of the values of an entry's `headers` (see `ServerEntry.secrets`).
  * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
  * - A file that cannot be read, is not a regular file (a FIFO, a device), is larger than 4 MiB, is not JSON, or
  *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server that cannot be started or listed fails with
@@ -87,6 +90,11 @@ export interface StdioEntry {
   readonly cwd: string | undefined
   /** The command line as written, references not expanded: how errors name the server (`StdioOptions.description`). */
   readonly description?: string | undefined
+  /**
+   * What the entry's `${VAR}` and `${input:ID}` references stood for (values of 6 characters or more; not
+   * defaults, nor `${workspaceFolder}`): kept out of the server's errors and stderr tail (`StdioOptions.secrets`).
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** The entry as written (unknown fields included, references not expanded). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -102,6 +110,11 @@ export interface HttpEntry {
   readonly transport: "http"
   readonly url: string
   readonly headers: Readonly<Record<string, string>> | undefined
+  /**
+   * What the entry's references stood for (as `StdioEntry.secrets`): kept out of the server's errors
+   * (`HttpOptions.secrets`), as the values of its `headers` are.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** The entry as written (unknown fields included, references not expanded). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -373,7 +386,7 @@ export const clientLayer = (
 ): Layer.Layer<McpClient.McpClient, McpClientError> => {
   const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...options }
   if (entry.transport === "http") {
-    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers })
+    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers, secrets: entry.secrets })
   }
   return NodeMcpClient.layerStdio({
     ...client,
@@ -381,7 +394,8 @@ export const clientLayer = (
     args: entry.args,
     env: entry.env,
     cwd: entry.cwd,
-    description: entry.description
+    description: entry.description,
+    secrets: entry.secrets
   })
 }
 
