@@ -83,7 +83,7 @@ describe("McpConfig: expanded values stay out of errors (issue 25, item 6)", () 
   it.live("a server that writes its argument to stderr and dies: the stderr tail is cleaned", () =>
     Effect.gen(function*() {
       const client = yield* Effect.flatMap(
-        entryOf({ command: process.execPath, args: [server, "--echo", "${S}"] }),
+        entryOf({ command: process.execPath, args: [server, "--stderr", "${S}"] }),
         (entry) => McpConfig.connect(entry)
       )
       const error = yield* Effect.flip(client.callTool("die", {}))
