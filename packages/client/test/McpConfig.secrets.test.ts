@@ -111,6 +111,12 @@ describe("McpConfig: expanded values stay out of errors (issue 25, item 6)", () 
       assertClean(error, "the key [redacted] was refused")
     }))
 
+  it.live("an HTTP server that cannot be reached, its URL holding the value: the error shows the URL cleaned", () =>
+    Effect.gen(function*() {
+      const error = yield* connectFailure({ url: "http://127.0.0.1:1/${S}/mcp" })
+      assertClean(error, "http://127.0.0.1:1/[redacted]/mcp")
+    }))
+
   it.live("a header value the caller gives directly is a secret too (not only Authorization)", () =>
     Effect.gen(function*() {
       const url = yield* launch(process.execPath, [server, "--http"])
