@@ -35,8 +35,9 @@
  *   of it (`[redacted]`), as of the values of an entry's `headers` (see `ServerEntry.secrets`).
  * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
  * - A file that cannot be read, is not a regular file (a FIFO, a device), is larger than 4 MiB, is not JSON, or
- *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server that cannot be started or listed fails with
- *   `McpConfigServerError` naming the entry.
+ *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server
+ *   that cannot be started or listed fails with `McpConfigServerError` naming the entry.
+ * - `make`, `layer` and `connectServers` start at most `concurrency` servers at once (default 8).
  * - The HTTP+SSE transport of 2024-11-05 (`"type": "sse"`) is not supported and is reported as such.
  *
  * @since 0.1.0
@@ -472,9 +473,8 @@ const DEFAULT_CONCURRENCY = 8
 
 /**
  * Start the configured servers (in parallel, `concurrency` at a time, default 8) and register each under its
- * name, in the order written. By
- * default any broken entry fails the whole; with `onBroken: "report"` it is left out, in `failures`, and the rest
- * connect.
+ * name, in the order written. By default any broken entry fails the whole; with `onBroken: "report"` it is left
+ * out, in `failures`, and the rest connect.
  *
  * @since 0.1.0
  * @category constructors
