@@ -47,14 +47,18 @@ const connectFailure = (entry: Record<string, unknown>) =>
     McpConfig.connect(parsed).pipe(Effect.flatMap((client) => client.info), Effect.flip, Effect.scoped))
 
 describe("McpConfig: expanded values stay out of errors (issue 25, item 6)", () => {
-  it.effect("the entry records what its references stood for (6+ characters), not defaults", () =>
+  it.effect("the entry records what its references stood for (6+ characters), not defaults nor HOME-like variables", () =>
     Effect.gen(function*() {
       const entry = yield* Effect.flatMap(
         McpConfig.parseConfig({
           mcpServers: {
-            s: { command: "/opt/${S}/server", args: ["${SHORT}", "${UNSET:-a-default-value}"], env: { K: "${env:S}" } }
+            s: {
+              command: "/opt/${S}/server",
+              args: ["${SHORT}", "${UNSET:-a-default-value}", "${HOME}/projects", "${env:USER}"],
+              env: { K: "${env:S}" }
+            }
           }
-        }, { env: { ...env, SHORT: "abc" } }),
+        }, { env: { ...env, SHORT: "abc", HOME: "/home/ada-lovelace", USER: "ada-lovelace" } }),
         (config) => Effect.succeed(config.servers[0])
       )
       assert.deepStrictEqual(entry?.secrets, [SECRET])

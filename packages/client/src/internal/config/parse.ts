@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
 import { McpConfigError } from "../../McpConfig.js"
 import { isSecretLike } from "../redact.js"
+import { SAFE_ENV_KEYS } from "../transport/environment.js"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -22,10 +23,13 @@ interface Where {
 /**
  * Whether a substituted value is kept out of errors: what a variable or an input stood for, of at least 6
  * characters (`MIN_SECRET`). Not a default written in the file, nor `${workspaceFolder}` (a path the file
- * implies), nor a shorter value (masking every `true` or `dev` a server says would hide more than it protects).
+ * implies), nor a variable every server inherits anyway (`SAFE_ENV_KEYS`: `HOME`, `USER`, `PATH`…), nor a
+ * shorter value: masking every `/home/ada` or `true` a server says would hide more than it protects.
  */
 const substituted = (where: Where, name: string, value: string) => {
-  if (name !== "workspaceFolder" && isSecretLike(value)) where.secrets?.add(value)
+  const variable = (name.startsWith("env:") ? name.slice(4) : name).toUpperCase()
+  if (name === "workspaceFolder" || SAFE_ENV_KEYS.includes(variable) || !isSecretLike(value)) return
+  where.secrets?.add(value)
 }
 
 const failure = (where: Where, field: string | undefined, detail: string) =>
