@@ -6,15 +6,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { type Ran, run, type RunOptions } from "./fixtures/run.js"
+import { launch, type Ran, run, type RunOptions } from "./fixtures/run.js"
 
 const require = createRequire(import.meta.url)
 const terminalServer = require.resolve("@mcp-effect/test-servers/hostile-terminal")
 const hostile = require.resolve("@mcp-effect/test-servers/hostile")
+/** A small server that echoes its argument or its `X-Api-Key` header back (see the file). */
+const configServer = path.join(import.meta.dirname, "../../client/test/fixtures/configServer.mjs")
 
 /** Every string of the terminal server carries this (see `hostile-terminal.ts`). */
 const EVIL = [
@@ -155,4 +158,116 @@ describe("servers with many entries (item 11)", () => {
       const zero = yield* bounded(["servers", "--concurrency", "0"], { cwd: dir })
       assert.strictEqual(zero.code, 2)
     }))
+})
+
+/** A process that writes zeros into the FIFO for as long as anyone reads it; killed with the scope. */
+const endlessWriter = (file: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => spawn("sh", ["-c", `exec cat /dev/zero > "${file}"`], { stdio: "ignore" })),
+    (child: ChildProcess) => Effect.sync(() => void child.kill("SIGKILL"))
+  )
+
+describe("configuration files that are not regular files (issue 25, item 4)", () => {
+  it.live("a FIFO as ./.mcp.json: tools and servers end at once with a usage error naming it (plain and --json)", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      execFileSync("mkfifo", [path.join(dir, ".mcp.json")])
+      for (const args of [["tools"], ["servers"], ["tools", "--json"], ["servers", "--json"]]) {
+        const ran = yield* bounded(args, { cwd: dir })
+        assert.strictEqual(ran.code, 2, `${args.join(" ")}: ${ran.stderr}`)
+        const said = args.includes("--json")
+          ? (JSON.parse(ran.stdout) as { error: { message: string } }).error.message
+          : ran.stderr
+        assert.include(said, ".mcp.json: not a regular file (a FIFO)")
+      }
+    }))
+
+  it.live("a FIFO fed without end, and a link to /dev/zero, given with --config: refused, nothing read", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      const fed = path.join(dir, "fed.json")
+      execFileSync("mkfifo", [fed])
+      yield* endlessWriter(fed)
+      const zero = path.join(dir, "zero.json")
+      symlinkSync("/dev/zero", zero)
+      for (const [file, kind] of [[fed, "a FIFO"], [zero, "a character device"]] as const) {
+        for (const command of ["tools", "servers"]) {
+          const ran = yield* bounded([command, "--config", file])
+          assert.strictEqual(ran.code, 2, ran.stderr)
+          assert.include(ran.stderr, `${file}: not a regular file (${kind})`)
+        }
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("a 1 GiB configuration (sparse): larger than 4 MiB, refused without reading it", () =>
+    Effect.gen(function*() {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-")), "mcp.json")
+      writeFileSync(file, "")
+      truncateSync(file, 1024 * 1024 * 1024)
+      for (const command of ["tools", "servers"]) {
+        const ran = yield* bounded([command, "--config", file])
+        assert.strictEqual(ran.code, 2, ran.stderr)
+        assert.include(ran.stderr, `${file}: larger than 4 MiB`)
+      }
+    }))
+})
+
+describe("secrets from ${VAR} stay out of the output (issue 25, item 6)", () => {
+  const SECRET = "s3cr3t-Value-42"
+
+  /** Neither output shows the secret (nor its percent- or base64-encoded forms); each shows what it should. */
+  const assertClean = (ran: Ran, what: string, ...expected: ReadonlyArray<string>) => {
+    const said = ran.stdout + ran.stderr
+    for (const form of [SECRET, encodeURIComponent(SECRET), Buffer.from(SECRET).toString("base64")]) {
+      assert.notInclude(said, form, `${what}: the secret reached the output`)
+    }
+    for (const text of expected) assert.include(said, text, what)
+  }
+
+  it.live("a command that cannot start, a server that echoes its argument (JSON-RPC error, stderr), an HTTP server that echoes its header (JSON-RPC error, 500 body): plain and --json", () =>
+    Effect.gen(function*() {
+      const echoing = yield* launch([configServer, "--http"])
+      const status = yield* launch([configServer, "--http", "--status-echo"])
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-cli-"))
+      writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify({
+        mcpServers: {
+          missing: { command: "/opt/${S}/server" },
+          echo: { command: process.execPath, args: [configServer, "--echo", "${S}"] },
+          stderr: { command: process.execPath, args: [configServer, "--stderr", "${S}"] },
+          dies: { command: process.execPath, args: [configServer, "--die-with", "${env:S}"] },
+          rpc: { url: echoing, headers: { "X-Api-Key": "${S}" } },
+          status: { url: status, headers: { "X-Api-Key": "${S}" } }
+        }
+      }))
+      const options = { cwd: dir, env: { S: SECRET } }
+      for (const json of [[], ["--json"]]) {
+        const servers = yield* bounded(["servers", ...json], options)
+        assert.strictEqual(servers.code, 1, servers.stderr)
+        assertClean(servers, `servers ${json.join("")}`, "/opt/${S}/server", "ENOENT", "bad argument [redacted]",
+          "fatal: [redacted]", "key [redacted] refused", "the key [redacted] was refused")
+        const cases = [
+          ["missing", ["tools"], ["/opt/${S}/server", "ENOENT"]],
+          ["echo", ["tools"], ["bad argument [redacted]"]],
+          ["stderr", ["call", "die"], ["started with [redacted]", "dying with [redacted]"]],
+          ["dies", ["tools"], ["fatal: [redacted]"]],
+          ["rpc", ["tools"], ["key [redacted] refused"]],
+          ["status", ["tools"], ["the key [redacted] was refused"]]
+        ] as const
+        for (const [server, command, expected] of cases) {
+          const ran = yield* bounded([...command, "--server", server, ...json], options)
+          assert.strictEqual(ran.code, 3, `${server}: ${ran.stdout}${ran.stderr}`)
+          assertClean(ran, `${command.join(" ")} --server ${server} ${json.join("")}`, ...expected)
+        }
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("--url with --header: the header's value is kept out of what the server echoes", () =>
+    Effect.gen(function*() {
+      const echoing = yield* launch([configServer, "--http"])
+      for (const json of [[], ["--json"]]) {
+        const ran = yield* bounded(["tools", "--url", echoing, "--header", `X-Api-Key: ${SECRET}`, ...json])
+        assert.strictEqual(ran.code, 3, ran.stderr)
+        assertClean(ran, `tools --url ${json.join("")}`, "key [redacted] refused")
+      }
+    }).pipe(Effect.scoped))
 })

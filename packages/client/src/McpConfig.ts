@@ -30,10 +30,14 @@
  *   without a default is an error naming the field. VS Code's `${input:ID}` takes `ParseOptions.inputs`, and
  *   `${workspaceFolder}` the project's folder (the folder of `.vscode/`, else the file's own).
  *   Where `${VAR}` is expanded follows Claude Code's `.mcp.json` (command, args, env, url, headers).
+ * - What a reference stood for (6 characters or more) never reaches an error: a command that cannot start is
+ *   named as written, and what a server says back (a JSON-RPC error, an HTTP error body, its stderr) is cleaned
+ *   of it (`[redacted]`), as of the values of an entry's `headers` (see `ServerEntry.secrets`).
  * - Unknown fields (of the document or of an entry) are kept in `raw` and otherwise ignored.
- * - A file that cannot be read, is not JSON, or has a malformed entry fails with `McpConfigError`, which names
- *   the file, the entry and the field. A server that cannot be started or listed fails with
- *   `McpConfigServerError` naming the entry.
+ * - A file that cannot be read, is not a regular file (a FIFO, a device), is larger than 4 MiB, is not JSON, or
+ *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server
+ *   that cannot be started or listed fails with `McpConfigServerError` naming the entry.
+ * - `make`, `layer` and `connectServers` start at most `concurrency` servers at once (default 8).
  * - The HTTP+SSE transport of 2024-11-05 (`"type": "sse"`) is not supported and is reported as such.
  *
  * @since 0.1.0
@@ -48,6 +52,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as file from "./internal/config/file.js"
 import * as parse from "./internal/config/parse.js"
 import * as LlmBridge from "./LlmBridge.js"
 import * as LlmPromise from "./LlmPromise.js"
@@ -86,6 +91,11 @@ export interface StdioEntry {
   readonly cwd: string | undefined
   /** The command line as written, references not expanded: how errors name the server (`StdioOptions.description`). */
   readonly description?: string | undefined
+  /**
+   * What the entry's `${VAR}` and `${input:ID}` references stood for (values of 6 characters or more; not
+   * defaults, nor `${workspaceFolder}`): kept out of the server's errors and stderr tail (`StdioOptions.secrets`).
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** The entry as written (unknown fields included, references not expanded). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -101,6 +111,11 @@ export interface HttpEntry {
   readonly transport: "http"
   readonly url: string
   readonly headers: Readonly<Record<string, string>> | undefined
+  /**
+   * What the entry's references stood for (as `StdioEntry.secrets`): kept out of the server's errors
+   * (`HttpOptions.secrets`), as the values of its `headers` are.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** The entry as written (unknown fields included, references not expanded). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -153,6 +168,12 @@ export interface LayerOptions extends ParseOptions {
    * default of `connectServers`); when every entry is broken, `"report"` fails with the first.
    */
   readonly onBroken?: "fail" | "report" | undefined
+  /**
+   * How many servers are started (spawned or reached, and probed) at once (default 8, as `mcp-effect servers`):
+   * a configuration of 200 entries does not start 200 processes together. Once started, a server stays
+   * connected while the next ones start. A whole number of at least 1.
+   */
+  readonly concurrency?: number | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -260,7 +281,27 @@ export const parseEntry = (
 ): Effect.Effect<ServerEntry, McpConfigError> => parse.parseEntry(name, entry, envOf(options))
 
 /**
- * Read a configuration file.
+ * The largest configuration file read (4 MiB). A larger file, and anything that is not a regular file (a FIFO, a
+ * device, a directory), is an `McpConfigError` naming it, and is not read.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MAX_CONFIG_BYTES: number = file.MAX_CONFIG_BYTES
+
+/**
+ * The text of a configuration file, read as `load` reads it: a regular file of at most `MAX_CONFIG_BYTES`,
+ * else an `McpConfigError` naming the file ("not a regular file", "larger than 4 MiB"). A FIFO is refused
+ * without being opened, so nothing waits on one.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const readConfigText = (path: string): Effect.Effect<string, McpConfigError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => file.readText(fs, path))
+
+/**
+ * Read a configuration file (a regular file of at most 4 MiB: see `MAX_CONFIG_BYTES`).
  *
  * @since 0.1.0
  * @category parsing
@@ -270,10 +311,7 @@ export const load = (
   options?: ParseOptions
 ): Effect.Effect<Config, McpConfigError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
-    )
+    const text = yield* readConfigText(path)
     const document = yield* parse.parseText(text, path)
     return yield* parse.parseDocument(document, envOf(options), path)
   })
@@ -302,13 +340,10 @@ export const readEntries = (
   Effect.gen(function*() {
     const path = typeof source === "string" ? source : undefined
     const document = typeof source === "string"
-      ? yield* Effect.flatMap(
-        FileSystem.FileSystem,
-        (fs) =>
-          fs.readFileString(source).pipe(
-            Effect.mapError((error) => new McpConfigError({ path, detail: `cannot be read: ${error.message}` }))
-          )
-      ).pipe(Effect.flatMap((text) => parse.parseText(text, path)), Effect.provide(nodeFileSystem))
+      ? yield* readConfigText(source).pipe(
+        Effect.flatMap((text) => parse.parseText(text, path)),
+        Effect.provide(nodeFileSystem)
+      )
       : source
     const servers = yield* parse.serversOf(document, path)
     return yield* Effect.forEach(
@@ -352,7 +387,7 @@ export const clientLayer = (
 ): Layer.Layer<McpClient.McpClient, McpClientError> => {
   const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...options }
   if (entry.transport === "http") {
-    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers })
+    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers, secrets: entry.secrets })
   }
   return NodeMcpClient.layerStdio({
     ...client,
@@ -360,7 +395,8 @@ export const clientLayer = (
     args: entry.args,
     env: entry.env,
     cwd: entry.cwd,
-    description: entry.description
+    description: entry.description,
+    secrets: entry.secrets
   })
 }
 
@@ -432,10 +468,13 @@ const connectEntry = (entry: ServerEntry, options: LayerOptions) =>
     Effect.map((client) => [entry.name, client] as const)
   )
 
+/** How many servers `make` starts at once by default. */
+const DEFAULT_CONCURRENCY = 8
+
 /**
- * Start the configured servers (in parallel) and register each under its name, in the order written. By
- * default any broken entry fails the whole; with `onBroken: "report"` it is left out, in `failures`, and the rest
- * connect.
+ * Start the configured servers (in parallel, `concurrency` at a time, default 8) and register each under its
+ * name, in the order written. By default any broken entry fails the whole; with `onBroken: "report"` it is left
+ * out, in `failures`, and the rest connect.
  *
  * @since 0.1.0
  * @category constructors
@@ -445,6 +484,10 @@ export const make = (
   options: LayerOptions = {}
 ): Effect.Effect<Servers, McpConfigError | McpConfigServerError, Scope.Scope> =>
   Effect.gen(function*() {
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      return yield* new McpConfigError({ detail: `concurrency must be a whole number of at least 1, got ${concurrency}` })
+    }
     const { config, malformed } = yield* readReporting(source, options)
     const entries = yield* selected(config, options.only, malformed)
     const failures: Array<McpConfigError | McpConfigServerError> = malformed.filter((error) =>
@@ -456,7 +499,7 @@ export const make = (
         options.onBroken === "report"
           ? Effect.result(connectEntry(entry, options))
           : Effect.map(connectEntry(entry, options), Result.succeed),
-      { concurrency: "unbounded" }
+      { concurrency }
     )
     const clients: Array<readonly [string, McpClient.Service]> = []
     for (const outcome of outcomes) {

@@ -187,6 +187,13 @@ export interface StdioOptions {
    * written, so what a `${VAR}` stood for is not repeated in errors.
    */
   readonly description?: string | undefined
+  /**
+   * Values that never reach an error: wherever the server's JSON-RPC errors (message and data), a line it
+   * writes that is not JSON, its stderr tail, or the error of a command that cannot start would show one (also
+   * percent- or base64-encoded), `[redacted]` is shown instead. `McpConfig` gives what an entry's `${VAR}`
+   * references stood for. Values shorter than 6 characters are not looked for.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** Merged over the inherited variables. */
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly inheritEnv?: InheritEnv | undefined
@@ -384,8 +391,19 @@ export interface HttpAuthorizer {
 export interface HttpOptions {
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   readonly url: string | URL
-  /** Sent on every HTTP request (e.g. `Authorization: Bearer …`); the transport's own headers win. */
+  /**
+   * Sent on every HTTP request (e.g. `Authorization: Bearer …`, `X-Api-Key: …`); the transport's own headers win.
+   * Their values are secrets (see `secrets`), except those of `Accept`, `Content-Type` and `User-Agent`.
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * Values that never reach an error: wherever the server's JSON-RPC errors (message and data), an HTTP error
+   * body, or a failure to reach it would show one (also percent- or base64-encoded), `[redacted]` is shown
+   * instead, as for the credentials sent (`Authorization`, `DPoP`, cookies) and the values of `headers`.
+   * `McpConfig` gives what an entry's `${VAR}` references stood for. Values shorter than 6 characters are not
+   * looked for.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** Asked for headers before every HTTP request and told of every 401/403 (see `HttpAuthorizer`). */
   readonly authorizer?: HttpAuthorizer | undefined
   /**

@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { messages, receive } from "./fixtures/connection.js"
@@ -70,6 +71,36 @@ describe(`stdio transport (${name})`, () => {
         assert.isAtMost(new TextEncoder().encode(reason.stderrTail).length, 8192)
         assert.isAtLeast(reason.stderrTail.length, 8000)
       }
+    }))
+
+  it.live("secrets: kept out of error responses, lines that are not JSON, the stderr tail and the exit report", () =>
+    Effect.gen(function*() {
+      const secret = "s3cr3t-Value-42"
+      const script = "const s = process.argv[1];" +
+        "process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'bad ' + s, data: { s } } }) + '\\n');" +
+        "process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { kept: s } }) + '\\n');" +
+        "process.stdout.write('not json ' + s + '\\n');" +
+        "process.stderr.write('stderr ' + s, () => setTimeout(() => process.exit(4), 100))"
+      const connection = yield* connect({ command: process.execPath, args: ["-e", script, secret], secrets: [secret] })
+      const inbox = yield* receive(connection)
+      const reason = yield* connection.ended
+      const received = yield* Queue.takeAll(inbox)
+      assert.deepStrictEqual(received.map((r) => r._tag === "Message" ? r.message : r), [
+        { jsonrpc: "2.0", id: 1, error: { code: 1, message: "bad [redacted]", data: { s: "[redacted]" } } },
+        // A result is the server's answer, not an error: it is handed over as it is.
+        { jsonrpc: "2.0", id: 2, result: { kept: secret } },
+        { _tag: "Malformed", frame: "not json [redacted]" }
+      ])
+      assert.strictEqual(reason._tag, "McpServerGoneError")
+      assert.notInclude(reason.message, secret)
+      assert.include(reason.message, "stderr [redacted]")
+      assert.include(reason.message, `-e ${script} [redacted] exited`)
+    }))
+
+  it.live("secrets: kept out of the error of a command that cannot start", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(connect({ command: "/opt/s3cr3t-Value-42/server", secrets: ["s3cr3t-Value-42"] }))
+      assert.strictEqual(error.message, "MCP transport failure (Spawn): cannot start /opt/[redacted]/server: spawn /opt/[redacted]/server ENOENT")
     }))
 
   it.live("the child's environment: a safe inherited set under the caller's env; clean on request", () =>

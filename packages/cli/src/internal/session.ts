@@ -137,6 +137,7 @@ export const connect = (
       ...options,
       url: entry.url,
       headers: entry.headers,
+      secrets: entry.secrets,
       ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
     })
     : NodeMcpClient.layerStdio({
@@ -145,7 +146,8 @@ export const connect = (
       args: entry.args,
       env: entry.env,
       cwd: entry.cwd,
-      description: entry.description
+      description: entry.description,
+      secrets: entry.secrets
     })
   return Effect.map(Layer.build(layer), Context.get(McpClient.McpClient))
 }

@@ -1,7 +1,8 @@
 /**
  * Credentials out of text: what a server sends back (an error body that echoes the `Authorization` header, an
- * `error_description` that quotes a secret) is cleaned of every credential the client holds before it goes
- * into an error or a log, and of anything that looks like an `Authorization` value.
+ * `error_description` that quotes a secret, a stderr tail that repeats an argument) is cleaned of every
+ * credential and secret the client holds before it goes into an error or a log, and, over HTTP, of anything
+ * that looks like an `Authorization` value.
  *
  * @internal
  */
@@ -15,8 +16,33 @@ const MASK = "[redacted]"
 /** `Bearer …`, `DPoP …`, `Basic …` values (RFC 6750 b64token characters). */
 const SCHEMES = /\b(Bearer|DPoP|Basic)(\s+)[A-Za-z0-9\-._~+/]+=*/gi
 
-/** Shorter values are not looked for (they would mask ordinary words). */
-const MIN_SECRET = 6
+/**
+ * Shorter values are not looked for: masking every `true`, `info` or `/usr` in what a server says would hide
+ * more than it protects. @internal
+ */
+export const MIN_SECRET = 6
+
+/** Whether `value` is long enough to be looked for (`MIN_SECRET`). @internal */
+export const isSecretLike = (value: string): boolean => value.length >= MIN_SECRET
+
+/** Each secret as it is, as the token after an auth scheme, percent- and base64-encoded; the longest first. */
+const formsOf = (secrets: Iterable<string | undefined>): ReadonlyArray<string> => {
+  const forms = new Set<string>()
+  for (const secret of secrets) {
+    if (secret === undefined) continue
+    const bare = secret.replace(/^(Bearer|DPoP|Basic)\s+/i, "")
+    for (const form of [secret, bare, encodeURIComponent(bare), Buffer.from(bare).toString("base64")]) {
+      if (isSecretLike(form)) forms.add(form)
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length)
+}
+
+const withoutForms = (text: string, forms: ReadonlyArray<string>): string => {
+  let out = text
+  for (const form of forms) out = out.split(form).join(MASK)
+  return out
+}
 
 /**
  * `text` without any of `secrets` (each also as the token after an auth scheme, and percent- and
@@ -24,18 +50,19 @@ const MIN_SECRET = 6
  *
  * @internal
  */
-export const redact = (text: string, secrets: Iterable<string | undefined>): string => {
-  const forms = new Set<string>()
-  for (const secret of secrets) {
-    if (secret === undefined) continue
-    const bare = secret.replace(/^(Bearer|DPoP|Basic)\s+/i, "")
-    for (const form of [secret, bare, encodeURIComponent(bare), Buffer.from(bare).toString("base64")]) {
-      if (form.length >= MIN_SECRET) forms.add(form)
-    }
-  }
-  let out = text
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join(MASK)
-  return out.replace(SCHEMES, `$1$2${MASK}`)
+export const redact = (text: string, secrets: Iterable<string | undefined>): string =>
+  withoutForms(text, formsOf(secrets)).replace(SCHEMES, `$1$2${MASK}`)
+
+/**
+ * What cleans text of these values (in the forms `redact` looks for; nothing else is touched), or `undefined`
+ * when there is nothing to look for: the values a caller gave a transport (`secrets`), fixed for a connection,
+ * so their forms are worked out once.
+ *
+ * @internal
+ */
+export const redactor = (secrets: Iterable<string> | undefined): ((text: string) => string) | undefined => {
+  const forms = formsOf(secrets ?? [])
+  return forms.length === 0 ? undefined : (text) => withoutForms(text, forms)
 }
 
 /**
@@ -46,7 +73,11 @@ export const redact = (text: string, secrets: Iterable<string | undefined>): str
  */
 export class SentCredentials {
   private readonly values = new Set<string>()
-  constructor(private readonly max = 16) {}
+  /**
+   * `fixed`: values that are always cleaned besides the credentials sent (the caller's `secrets` and the values
+   * of the headers it gave).
+   */
+  constructor(private readonly max = 16, private readonly fixed: ReadonlyArray<string> = []) {}
 
   /** Note the credentials among `headers`; `headers` as they are. */
   noted<H extends Readonly<Record<string, string>>>(headers: H): H {
@@ -67,7 +98,7 @@ export class SentCredentials {
   }
 
   redact(text: string): string {
-    return redact(text, this.values)
+    return redact(text, [...this.fixed, ...this.values])
   }
 }
 

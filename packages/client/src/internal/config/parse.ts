@@ -5,6 +5,8 @@
 import * as Effect from "effect/Effect"
 import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
 import { McpConfigError } from "../../McpConfig.js"
+import { isSecretLike } from "../redact.js"
+import { SAFE_ENV_KEYS } from "../transport/environment.js"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -14,6 +16,20 @@ const isObject = (value: unknown): value is Json =>
 interface Where {
   readonly path?: string | undefined
   readonly entry?: string | undefined
+  /** Where the entry's expansions note what they substituted (see `substituted`). */
+  readonly secrets?: Set<string> | undefined
+}
+
+/**
+ * Whether a substituted value is kept out of errors: what a variable or an input stood for, of at least 6
+ * characters (`MIN_SECRET`). Not a default written in the file, nor `${workspaceFolder}` (a path the file
+ * implies), nor a variable every server inherits anyway (`SAFE_ENV_KEYS`: `HOME`, `USER`, `PATH`…), nor a
+ * shorter value: masking every `/home/ada` or `true` a server says would hide more than it protects.
+ */
+const substituted = (where: Where, name: string, value: string) => {
+  const variable = (name.startsWith("env:") ? name.slice(4) : name).toUpperCase()
+  if (name === "workspaceFolder" || SAFE_ENV_KEYS.includes(variable) || !isSecretLike(value)) return
+  where.secrets?.add(value)
 }
 
 const failure = (where: Where, field: string | undefined, detail: string) =>
@@ -36,7 +52,10 @@ export const expand = (
   const expanded = value.replace(REFERENCE, (match, name: string | undefined, fallback: string | undefined) => {
     if (name === undefined) return "${"
     const found = env[name.startsWith("env:") ? name.slice(4) : name]
-    if (found !== undefined && found !== "") return found
+    if (found !== undefined && found !== "") {
+      substituted(where, name, found)
+      return found
+    }
     if (fallback !== undefined) return fallback
     missing ??= name
     return match
@@ -101,6 +120,10 @@ const asWritten = (entry: Json): string => {
   return [entry["command"], ...args].map(String).join(" ")
 }
 
+/** What the entry's references stood for, to keep out of errors (none: `undefined`). */
+const secretsOf = (where: Where): ReadonlyArray<string> | undefined =>
+  where.secrets === undefined || where.secrets.size === 0 ? undefined : [...where.secrets]
+
 const STDIO_TYPES = new Set(["stdio"])
 const HTTP_TYPES = new Set(["http", "streamable-http", "streamableHttp"])
 
@@ -121,6 +144,7 @@ const parseStdio = (name: string, entry: Json, env: Environment, where: Where) =
       env: envVars,
       cwd,
       description: asWritten(entry),
+      secrets: secretsOf(where),
       raw: entry
     }
     return server
@@ -136,7 +160,7 @@ const parseHttp = (name: string, entry: Json, env: Environment, where: Where) =>
       return yield* failure(where, "url", `not an http(s) URL: ${JSON.stringify(entry["url"])}`)
     }
     const headers = yield* stringMap(entry, "headers", env, where)
-    const server: ServerEntry = { name, transport: "http", url: parsed.href, headers, raw: entry }
+    const server: ServerEntry = { name, transport: "http", url: parsed.href, headers, secrets: secretsOf(where), raw: entry }
     return server
   })
 
@@ -147,7 +171,7 @@ export const parseEntry = (
   env: Environment,
   path?: string
 ): Effect.Effect<ServerEntry, McpConfigError> => {
-  const where: Where = { path, entry: name }
+  const where: Where = { path, entry: name, secrets: new Set() }
   if (!isObject(entry)) return Effect.fail(failure(where, undefined, "an entry must be a JSON object"))
   const type = entry["type"]
   if (type !== undefined && typeof type !== "string") return Effect.fail(failure(where, "type", "must be a string"))

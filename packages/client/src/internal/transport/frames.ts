@@ -2,6 +2,7 @@
  * The one parse of what a server sends: a frame of JSON text becomes messages handed to the `Receiver`.
  */
 import type { MessageMeta, Receiver } from "../../McpTransport.js"
+import { cleanErrorResponse } from "../redact.js"
 
 /**
  * Parse one frame and hand its messages over (a batch, legal in 2025-03-26, message by message). Returns the
@@ -24,3 +25,16 @@ export const deliverFrame = (text: string, receiver: Receiver, meta?: MessageMet
   }
   return value
 }
+
+/**
+ * `receiver` with every error response (message and data) and every frame that is not JSON cleaned by `clean`
+ * first: a server may quote the secrets it was started with (`StdioOptions.secrets`). As it is without one.
+ *
+ * @internal
+ */
+export const cleaningReceiver = (receiver: Receiver, clean: ((text: string) => string) | undefined): Receiver =>
+  clean === undefined ? receiver : {
+    message: (message, meta) => receiver.message(cleanErrorResponse(message, clean), meta),
+    malformed: (frame, reason) => receiver.malformed(clean(frame), clean(reason)),
+    failed: receiver.failed
+  }

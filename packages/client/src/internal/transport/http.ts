@@ -195,7 +195,7 @@ const deliverValue = (state: State, value: unknown, request: Request | undefined
 const deliver = (state: State, text: string, request: Request | undefined, status: number | undefined) => {
   const parsed = parseJson(text)
   if (Option.isNone(parsed)) {
-    state.receiver.malformed(text, "not JSON")
+    state.receiver.malformed(state.wire.redact(text), "not JSON")
     return false
   }
   return deliverValue(state, parsed.value, request, status)

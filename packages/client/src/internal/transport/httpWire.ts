@@ -264,19 +264,31 @@ export interface Wire {
   ) => Effect.Effect<WireResponse, McpTransportError | McpAuthError, Scope.Scope>
 }
 
+/** Headers whose values say how to talk, not who is talking: not secrets. */
+const PLAIN_HEADERS: ReadonlySet<string> = new Set(["accept", "content-type", "user-agent"])
+
+/**
+ * What the caller gave that never reaches an error: its `secrets`, and the values of the headers it gave (an
+ * `X-Api-Key` is as much a credential as an `Authorization`).
+ */
+const callerSecrets = (options: HttpOptions, headers: Readonly<Record<string, string>>): ReadonlyArray<string> => [
+  ...(options.secrets ?? []),
+  ...Object.entries(headers).flatMap(([name, value]) => (PLAIN_HEADERS.has(name) ? [] : [value]))
+]
+
 /** @internal */
 export const makeWire = (requester: requester.Requester, url: URL, options: HttpOptions): Wire => {
   const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.fetchTimeout)
   const authorizer = options.authorizer
   const draining = new Set<WireResponse>()
-  const sent = new SentCredentials()
   // Merged by lower-case name: a caller's `Accept` gives way to ours instead of going beside it.
   const base = flattenHeaders(options.headers ?? {})
+  const sent = new SentCredentials(16, callerSecrets(options, base))
 
   const unreachable = (outgoing: Outgoing, cause: unknown) =>
     new McpTransportError({
       reason: "Http",
-      detail: `${outgoing.what}: cannot reach ${describeUrl(url)}: ${describeCause(cause)}`,
+      detail: sent.redact(`${outgoing.what}: cannot reach ${describeUrl(url)}: ${describeCause(cause)}`),
       cause
     })
 
@@ -324,16 +336,18 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
     })
 
   const once = (outgoing: Outgoing, extra: Readonly<Record<string, string>>, attempt = 0) => {
-    const sent = Effect.flatMap(start(outgoing, extra, attempt), (response) =>
+    const headed = Effect.flatMap(start(outgoing, extra, attempt), (response) =>
       Effect.as(Effect.addFinalizer(() => Effect.sync(() => response.release())), response))
-    return fetchTimeout === undefined ? sent : sent.pipe(
+    return fetchTimeout === undefined ? headed : headed.pipe(
       Effect.timeoutOrElse({
         duration: fetchTimeout,
         orElse: () =>
           Effect.fail(
             new McpTransportError({
               reason: "Http",
-              detail: `${outgoing.what}: no HTTP response from ${describeUrl(url)} within ${Duration.format(fetchTimeout)}`
+              detail: sent.redact(
+                `${outgoing.what}: no HTTP response from ${describeUrl(url)} within ${Duration.format(fetchTimeout)}`
+              )
             })
           )
       })

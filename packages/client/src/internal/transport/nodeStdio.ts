@@ -20,12 +20,13 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
-import { deliverFrame } from "./frames.js"
+import { redactor } from "../redact.js"
+import { cleaningReceiver, deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
 import * as ProcessGroups from "./processGroups.js"
 import { childEnvironment } from "./environment.js"
-import { describeCommand, spawnFailure } from "./spawnFailure.js"
+import { cleanerOf, describeCommand, spawnFailure } from "./spawnFailure.js"
 
 type Ended = McpServerGoneError | McpClosedError
 
@@ -126,6 +127,9 @@ const connect = (options: StdioOptions) =>
     const ended = yield* Deferred.make<Ended>()
     let endedWith: Ended | undefined
     const tail = tailKeeper(options.stderrTailBytes ?? 8192)
+    // The tail as errors carry it: without the caller's secrets.
+    const clean = cleanerOf(options)
+    const stderrTail = () => clean(tail.text())
     child.stderr?.on("data", tail.push)
     child.stdin?.on("error", () => {}) // EPIPE after the server died: its exit reports it
     child.on("error", () => {})
@@ -136,7 +140,7 @@ const connect = (options: StdioOptions) =>
     }
     const gone = (code: number | null, signal: NodeJS.Signals | null) => {
       const how = signal !== null ? { signal } : { exitCode: code ?? -1 }
-      end(new McpServerGoneError({ reason: `${describeCommand(options)} exited`, stderrTail: tail.text(), ...how }))
+      end(new McpServerGoneError({ reason: `${describeCommand(options)} exited`, stderrTail: stderrTail(), ...how }))
     }
     // `close` comes after stdout and stderr have ended: everything the server wrote is handed over first. A
     // grandchild may hold the pipes open after the server exited: then the exit counts, a moment later.
@@ -192,13 +196,16 @@ const connect = (options: StdioOptions) =>
     const stdoutEnded = () =>
       setTimeout(() => {
         if (endedWith !== undefined) return
-        end(new McpServerGoneError({ reason: `${describeCommand(options)} closed its stdout`, stderrTail: tail.text() }))
+        end(new McpServerGoneError({ reason: `${describeCommand(options)} closed its stdout`, stderrTail: stderrTail() }))
         signalGroup(child, "SIGTERM")
       }, 1000).unref()
 
     const receive = (receiver: Receiver) =>
       Effect.sync(() => {
-        const reader = lineReader(receiver, options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES)
+        const reader = lineReader(
+          cleaningReceiver(receiver, redactor(options.secrets)),
+          options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
+        )
         child.stdout?.on("data", reader.data)
         child.stdout?.once("end", () => {
           reader.end()

@@ -1,17 +1,21 @@
 /**
- * How a stdio server that could not be started is named in errors. Node keeps the arguments on its spawn error
- * (`spawnargs`) and `effect/process` writes them into its message; an argument may hold what a configuration's
- * `${VAR}` stood for (a token), so the error says the command line as the caller describes it and the error
- * code, and carries neither of those errors.
+ * How a stdio server is named in errors, and what is kept out of them. Node keeps the arguments on its spawn
+ * error (`spawnargs`) and `effect/process` writes them into its message; the command or an argument may hold what
+ * a configuration's `${VAR}` stood for (a token), so the error says the command line as the caller describes it
+ * and the error code, cleaned of the caller's `secrets`, and carries neither of those errors.
  *
  * @internal
  */
 import { McpTransportError } from "../../McpError.js"
 import type { StdioOptions } from "../../McpTransport.js"
+import { redactor } from "../redact.js"
 
-/** The server as errors name it: the caller's description, else its command line. @internal */
+/** `text` without the caller's `secrets` (as it is when there are none). @internal */
+export const cleanerOf = (options: StdioOptions): (text: string) => string => redactor(options.secrets) ?? ((text) => text)
+
+/** The server as errors name it: the caller's description, else its command line (without its secrets). @internal */
 export const describeCommand = (options: StdioOptions): string =>
-  options.description ?? [options.command, ...(options.args ?? [])].join(" ")
+  cleanerOf(options)(options.description ?? [options.command, ...(options.args ?? [])].join(" "))
 
 /** The first string `code` (ENOENT, EACCES…) on the error or the errors it wraps (`cause`, `reason`). */
 const codeOf = (error: unknown, depth = 0): string | undefined => {
@@ -25,5 +29,5 @@ const codeOf = (error: unknown, depth = 0): string | undefined => {
 export const spawnFailure = (options: StdioOptions, cause: unknown): McpTransportError =>
   new McpTransportError({
     reason: "Spawn",
-    detail: `cannot start ${describeCommand(options)}: spawn ${options.command} ${codeOf(cause) ?? "failed"}`
+    detail: `cannot start ${describeCommand(options)}: spawn ${cleanerOf(options)(options.command)} ${codeOf(cause) ?? "failed"}`
   })

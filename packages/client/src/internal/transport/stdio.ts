@@ -27,8 +27,9 @@ import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTranspo
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
 import { childEnvironment } from "./environment.js"
-import { describeCommand, spawnFailure } from "./spawnFailure.js"
-import { deliverFrame } from "./frames.js"
+import { cleanerOf, describeCommand, spawnFailure } from "./spawnFailure.js"
+import { cleaningReceiver, deliverFrame } from "./frames.js"
+import { redactor } from "../redact.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
 import * as ProcessGroups from "./processGroups.js"
@@ -93,15 +94,17 @@ const spawn = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], opti
   )
 
 /** The last `tailBytes` of stderr, kept as they come. */
-const watchStderr = (proc: ChildProcessSpawner.ChildProcessHandle, tailBytes: number) =>
+const watchStderr = (proc: ChildProcessSpawner.ChildProcessHandle, options: StdioOptions) =>
   Effect.gen(function*() {
     const stderrTail = yield* Ref.make<Uint8Array>(new Uint8Array(0))
     const fiber = yield* proc.stderr.pipe(
-      Stream.runForEach((chunk) => Ref.update(stderrTail, (tail) => appendTail(tailBytes)(tail, chunk))),
+      Stream.runForEach((chunk) => Ref.update(stderrTail, (tail) => appendTail(options.stderrTailBytes ?? 8192)(tail, chunk))),
       Effect.ignore,
       Effect.forkScoped
     )
-    const readTail = Ref.get(stderrTail).pipe(Effect.map((bytes) => new TextDecoder().decode(bytes)))
+    // The tail as errors carry it: without the caller's secrets.
+    const clean = cleanerOf(options)
+    const readTail = Ref.get(stderrTail).pipe(Effect.map((bytes) => clean(new TextDecoder().decode(bytes))))
     return { fiber, readTail }
   })
 
@@ -213,8 +216,9 @@ const stdoutEnded = (link: Link) =>
   )
 
 /** Read stdout line by line into `receiver` (lines past `maxMessageBytes` are dropped and reported). */
-const receive = (link: Link) => (receiver: Receiver) =>
+const receive = (link: Link) => (given: Receiver) =>
   Effect.suspend(() => {
+    const receiver = cleaningReceiver(given, redactor(link.options.secrets))
     const maxBytes = link.options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
     const framer = LineFramer.make(maxBytes, (line) => deliverFrame(line, receiver), (dropped) => {
       const reason = `larger than maxMessageBytes (${maxBytes} bytes): dropped after ${dropped.bytes} bytes`
@@ -241,7 +245,7 @@ const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], op
     const proc = yield* spawn(spawner, options, grace)
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const drained = yield* Deferred.make<void>()
-    const stderr = yield* watchStderr(proc, options.stderrTailBytes ?? 8192)
+    const stderr = yield* watchStderr(proc, options)
     const link: Link = {
       options,
       proc,
