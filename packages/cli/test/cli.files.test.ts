@@ -36,7 +36,7 @@ const importSource = (dir: string, servers: Readonly<Record<string, unknown>>) =
 }
 
 describe("import: the configuration written and read (issue 25, items 5 and 4)", () => {
-  it.live("a .mcp.json that is a symbolic link (to the user's global configuration) is not written through", () =>
+  it.live("a .mcp.json that is a symbolic link (to the user's global configuration) is refused; a hard link is not written through", () =>
     Effect.gen(function*() {
       const home = temp()
       const global = path.join(home, ".claude.json")
@@ -49,6 +49,16 @@ describe("import: the configuration written and read (issue 25, items 5 and 4)",
       assert.strictEqual(result.code, 2, result.stderr)
       assert.include(result.stderr, "is a symbolic link")
       assert.strictEqual(readFileSync(global, "utf8"), before)
+
+      // A hard link there is written as a new file of that name: the file it shared stays as it was.
+      const linked = temp()
+      linkSync(global, path.join(linked, ".mcp.json"))
+      const replaced = yield* ran(["import", "--from", from], { cwd: linked })
+      assert.strictEqual(replaced.code, 0, replaced.stderr)
+      assert.strictEqual(readFileSync(global, "utf8"), before)
+      const written = JSON.parse(readFileSync(path.join(linked, ".mcp.json"), "utf8")) as { mcpServers: object }
+      assert.deepStrictEqual(Object.keys(written.mcpServers), ["mine", "repo"])
+      assert.deepStrictEqual(namesIn(linked), [".mcp.json"])
     }).pipe(Effect.ensuring(Effect.sync(cleanup))), 60_000)
 
   it.live("a write that fails midway (EFBIG) leaves the file as it was, and no temporary file", () =>

@@ -44,7 +44,7 @@ export const kindOf = (stats: Stats): string =>
 const reasonOf = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") {
     const code = cause.code
-    if (code === "ENOENT") return "no such file"
+    if (code === "ENOENT") return "no such file or folder"
     if (code === "EACCES" || code === "EPERM") return "permission denied"
     if (code === "EISDIR") return "is a folder"
     return cause instanceof Error ? `${code}: ${cause.message.replace(/^[A-Z]+: /, "")}` : code
@@ -217,36 +217,44 @@ const mergeInto = (root: string, stage: string, files: ReadonlyArray<FolderFile>
   })
 
 /**
- * Whether `out` can become the folder written (absent, or an empty folder), or, with `force`, be written into
- * (`merge`): a link there, a file, or a folder that is not empty without `force`, is refused.
+ * Whether `out` is absent (the folder is then written as a whole) or an existing folder that may be written
+ * into: an empty one, or with `force` one that is not empty. A link there, a file, or a folder that is not
+ * empty without `force`, is refused.
  */
-export const folderTarget = (
-  out: string,
-  force: boolean
-): Effect.Effect<{ readonly merge: boolean; readonly stats: Stats | undefined }, FileError> =>
+export const folderTarget = (out: string, force: boolean): Effect.Effect<"absent" | "existing", FileError> =>
   Effect.gen(function*() {
     const root = path.resolve(out)
     const stats = yield* lstatOf(root)
-    if (stats !== undefined && stats.isSymbolicLink()) {
+    if (stats === undefined) return "absent"
+    if (stats.isSymbolicLink()) {
       return yield* new FileError({ path: root, message: `refusing to write into ${root}: it is a symbolic link` })
     }
-    if (stats !== undefined && !stats.isDirectory()) {
+    if (!stats.isDirectory()) {
       return yield* new FileError({ path: root, message: `refusing to write into ${root}: it is ${kindOf(stats)}` })
     }
-    const merge = stats !== undefined && (yield* entriesOf(root)).length > 0
-    if (merge && !force) {
+    if (!force && (yield* entriesOf(root)).length > 0) {
       return yield* new FileError({
         path: root,
         message: `refusing to write into ${root}: the folder is not empty (--force writes into it, replacing same-named files)`
       })
     }
-    return { merge, stats }
+    return "existing"
+  })
+
+/** A new folder of a random name in `parent` (created exclusively, with the usual permissions). */
+const makeStage = (parent: string, name: string) =>
+  Effect.gen(function*() {
+    const stage = path.join(parent, `.${name}.${randomBytes(8).toString("hex")}.tmp`)
+    yield* Effect.tryPromise({ try: () => fs.mkdir(stage), catch: failure(parent, "cannot write into") })
+    return stage
   })
 
 /**
- * Write `files` as the folder `out`, all or nothing. They are first written into a fresh folder beside `out`,
- * which then becomes `out` by one rename: `out` must not exist or be an empty folder. With `force`, an existing
- * folder is written into, same-named files replaced (each moved into place once every file is written).
+ * Write `files` as the folder `out`, all or nothing: every file is first written into a new folder of this
+ * process (no link in it, nothing else). When `out` does not exist that folder, made beside it, becomes `out` by
+ * one rename. An existing folder (empty, or any with `force`) keeps its own inode, permissions and other files:
+ * the new folder is made inside it, and each file is moved into place once every file is written, a same-named
+ * one replaced.
  */
 export const writeFolder = (
   out: string,
@@ -255,22 +263,19 @@ export const writeFolder = (
 ): Effect.Effect<void, FileError> =>
   Effect.gen(function*() {
     const root = path.resolve(out)
-    const { merge, stats } = yield* folderTarget(root, force)
+    const target = yield* folderTarget(root, force)
+    if (target === "existing") {
+      const stage = yield* makeStage(root, "mcp-effect")
+      return yield* fillStage(stage, files).pipe(
+        Effect.andThen(mergeInto(root, stage, files)),
+        Effect.ensuring(removeStage(stage))
+      )
+    }
     const parent = path.dirname(root)
     yield* Effect.tryPromise({ try: () => fs.mkdir(parent, { recursive: true }), catch: failure(parent, "cannot create") })
-    // Created exclusively with the usual permissions; the rename below keeps them.
-    const stage = path.join(parent, `.${path.basename(root)}.${randomBytes(8).toString("hex")}.tmp`)
-    yield* Effect.tryPromise({ try: () => fs.mkdir(stage), catch: failure(parent, "cannot write into") })
-    yield* Effect.gen(function*() {
-      yield* fillStage(stage, files)
-      if (merge) return yield* mergeInto(root, stage, files)
-      yield* Effect.tryPromise({
-        try: async () => {
-          // An empty folder replaced keeps its permissions.
-          if (stats !== undefined) await fs.chmod(stage, stats.mode & 0o7777)
-          await fs.rename(stage, root)
-        },
-        catch: failure(root, "cannot write")
-      })
-    }).pipe(Effect.ensuring(removeStage(stage)))
+    const stage = yield* makeStage(parent, path.basename(root))
+    yield* fillStage(stage, files).pipe(
+      Effect.andThen(Effect.tryPromise({ try: () => fs.rename(stage, root), catch: failure(root, "cannot write") })),
+      Effect.ensuring(removeStage(stage))
+    )
   })
