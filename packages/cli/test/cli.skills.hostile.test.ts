@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
+import { isGitName, unwritable } from "../src/internal/skillFiles.js"
 import { cleanup, namesIn, ran, temp } from "./fixtures/files.js"
 
 const skillServer = path.join(import.meta.dirname, "fixtures/skill-server.mjs")
@@ -99,7 +100,8 @@ describe("skill NAME --out DIR: what a skill lists is not written as it is (issu
         large: "its files come to more than 16 MiB",
         many: "it has more than 512 files",
         endless: "it has more than 512 folders",
-        grows: "its files come to more than 16 MiB"
+        grows: "its files come to more than 16 MiB",
+        sized: "its files come to more than 16 MiB"
       }
       for (const [scenario, reason] of Object.entries(cases)) {
         const log = path.join(parent, `${scenario}.log`)
@@ -111,9 +113,9 @@ describe("skill NAME --out DIR: what a skill lists is not written as it is (issu
         const sent = requests(log)
         const reads = sent.filter((line) => line.startsWith("resources/read")).length
         const folderReads = sent.filter((line) => line.startsWith("resources/directory/read")).length
-        // Listed skills past a limit: refused before any read; the endless one after 512 folder reads; the
-        // growing one once the third 6 MiB file is read.
-        if (scenario === "large" || scenario === "many") assert.strictEqual(reads, 0, scenario)
+        // Past a limit by the sizes declared (in the listing, or in a dynamic skill's folder listing): refused
+        // before any read; the endless one after 512 folder reads; the growing one once its third 6 MiB file is read.
+        if (scenario === "large" || scenario === "many" || scenario === "sized") assert.strictEqual(reads, 0, scenario)
         if (scenario === "endless") assert.strictEqual(folderReads, 512)
         if (scenario === "grows") assert.strictEqual(reads, 4)
       }
@@ -134,3 +136,14 @@ describe("skill NAME whose listing the client refused (issue 25, item 13)", () =
     }).pipe(Effect.ensuring(Effect.sync(cleanup))), 60_000)
 })
 
+
+describe("the names skill --out refuses", () => {
+  it("every spelling of .git a file system takes as .git, and nothing else", () => {
+    const git = [".git", ".GIT", ".Git.", ".git ", ".git. .", "git~1", "GIT~1", ".g\u200Cit", "\uFEFF.git", ".git::$INDEX_ALLOCATION", "%2egit", "%2Egit"]
+    for (const name of git) assert.isTrue(isGitName(name), JSON.stringify(name))
+    for (const name of [".github", ".gitignore", "git", "my.git", ".gitkeep", "git~2"]) assert.isFalse(isGitName(name), name)
+    assert.include(unwritable("a/.GIT/hooks/post-checkout") ?? "", "goes through .git")
+    assert.include(unwritable(`${"é".repeat(128)}.md`) ?? "", "longer than 255 bytes")
+    assert.isUndefined(unwritable(`${"x".repeat(255)}/.github/workflows/ci.yml`))
+  })
+})
