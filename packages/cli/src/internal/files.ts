@@ -185,7 +185,7 @@ const entriesOf = (folder: string) =>
 /**
  * Every file moved from `stage` into the existing `root`, same-named files replaced (`--force`). Each target is
  * checked before the first move: a folder on the way must be a real folder inside `root` (not a link, not a
- * file), and a file's place must not be a folder.
+ * file), and a file's place must be free or hold a regular file (a link there is refused, not replaced).
  */
 const mergeInto = (root: string, stage: string, files: ReadonlyArray<FolderFile>) =>
   Effect.gen(function*() {
@@ -199,7 +199,7 @@ const mergeInto = (root: string, stage: string, files: ReadonlyArray<FolderFile>
         if (stats.isSymbolicLink()) {
           return yield* new FileError({ path: at, message: `refusing to write ${at}: it is a symbolic link` })
         }
-        if (last ? stats.isDirectory() : !stats.isDirectory()) {
+        if (last ? !stats.isFile() : !stats.isDirectory()) {
           return yield* new FileError({ path: at, message: `refusing to write ${at}: it is ${kindOf(stats)}` })
         }
       }

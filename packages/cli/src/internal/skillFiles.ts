@@ -104,22 +104,25 @@ interface Planned {
   readonly relative: string
 }
 
-/** A dynamic skill's files, found by walking its folders: at most 512 folder reads and 512 files, each path checked. */
+/**
+ * A dynamic skill's files, found by walking its folders: at most 512 folders inside the skill's (so 513 folder
+ * reads with its own) and 512 files, each path checked as it comes.
+ */
 const walk = (client: McpClient.Service, skill: McpSkills.Skill) =>
   Effect.gen(function*() {
     const files: Array<Planned> = []
     const pending = [McpSkills.directoryOf(skill)]
-    let reads = 0
     let declared = 0
+    const tooMany = new SkillRefusedError({
+      skill: skill.uri,
+      reason: `it has more than ${MAX_FOLDERS} folders (the extension's limit per skill)`
+    })
+    // The folders found inside the skill's (read, or still to read): past the limit, no more is asked.
+    let found = 0
     for (let folder = pending.shift(); folder !== undefined; folder = pending.shift()) {
-      if (++reads > MAX_FOLDERS) {
-        return yield* new SkillRefusedError({
-          skill: skill.uri,
-          reason: `it has more than ${MAX_FOLDERS} folders (the extension's limit per skill)`
-        })
-      }
       for (const child of yield* client.listSkillDirectory(skill, folder)) {
         if (child.mimeType === "inode/directory") {
+          if (++found > MAX_FOLDERS) return yield* tooMany
           pending.push(child.uri)
           continue
         }

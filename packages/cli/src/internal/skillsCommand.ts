@@ -42,6 +42,9 @@ const refusedAs = (name: string) => (reason: string): boolean => {
   return uri !== undefined && (uri === name || uri.split("/").at(-2) === name)
 }
 
+/** A refusal's reason as shown: it quotes the server, so a long one is cut. */
+const shortened = (reason: string): string => (reason.length > 400 ? `${reason.slice(0, 400)}…` : reason)
+
 /**
  * The skills the server lists, and the reasons of the listings the client refused (its `InvalidSkill`
  * diagnostics, published while the listing is checked). The collector is subscribed before the list is asked
@@ -72,10 +75,14 @@ const findSkill = (client: McpClient.Service, name: string) =>
       const refused = refusals.find(refusedAs(name))
       if (refused !== undefined) {
         return yield* new UsageError({
-          message: `the server lists a skill ${JSON.stringify(name)}, but its listing was refused as invalid: ${refused}`
+          message: `the server lists a skill ${JSON.stringify(name)}, but its listing was refused as invalid: ${shortened(refused)}`
         })
       }
-      const also = refusals.length === 0 ? "" : `; ${refusals.length} listing(s) refused as invalid: ${refusals.join("; ")}`
+      const also = refusals.length === 0
+        ? ""
+        : `; ${refusals.length} listing(s) refused as invalid: ${refusals.slice(0, 3).map(shortened).join("; ")}${
+          refusals.length > 3 ? "; …" : ""
+        }`
       return yield* new UsageError({
         message: `no skill ${JSON.stringify(name)} (the server lists: ${list.map((s) => s.name).join(", ") || "none"}${also})`
       })
