@@ -3,13 +3,13 @@
  * redirect receiver on 127.0.0.1 (started only when a sign-in is needed, closed right after), the browser,
  * and the token file in the user's configuration directory; `auth logout` removes stored sign-ins.
  */
-import { McpAuth } from "@mcp-effect/client"
+import { McpAuth, McpSchema } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { openBrowser } from "./browser.js"
 import { UsageError } from "./errors.js"
+import { CONFIG_LIMIT, lstatOf, readRegularText } from "./files.js"
 
 /** The default loopback port: fixed, so that a client registered with its redirect URL stays valid. */
 export const DEFAULT_CALLBACK_PORT = 33418
@@ -62,14 +62,17 @@ const serverOf = (entry: unknown): string | undefined =>
     ? (entry as { server: string }).server
     : undefined
 
-const readTokens = (file: string) =>
-  Effect.promise(async (): Promise<Record<string, unknown>> => {
-    try {
-      const parsed: unknown = JSON.parse(await fs.readFile(file, "utf8"))
-      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
-    } catch {
-      return {}
-    }
+/**
+ * The token file's entries: none when there is no file or it is not a JSON object. Anything but a regular file
+ * of at most 4 MiB there is a `UsageError` (a FIFO must not hold the command).
+ */
+const readTokens = (file: string): Effect.Effect<Readonly<Record<string, unknown>>, UsageError> =>
+  Effect.gen(function*() {
+    const asUsage = (error: { readonly message: string }) => new UsageError({ message: error.message })
+    if ((yield* Effect.mapError(lstatOf(file), asUsage)) === undefined) return {}
+    const text = yield* Effect.mapError(readRegularText(file, CONFIG_LIMIT), asUsage)
+    const parsed = yield* Effect.try((): unknown => JSON.parse(text)).pipe(Effect.orElseSucceed(() => undefined))
+    return McpSchema.isRecord(parsed) ? parsed : {}
   })
 
 /** The server URL as the token store keys it. */

@@ -2,29 +2,51 @@
  * `mcp-effect import [--from FILE] [--to FILE]`: copy the servers of an editor's or desktop app's configuration
  * (`--from`, else the first one found: VS Code, Cursor, Claude Desktop, Windsurf, Claude Code) into this
  * project's `./.mcp.json` (`--to`), as written (`${VAR}` references kept). Entries already there are kept
- * and not overwritten; the command says which were imported and which skipped.
+ * and not overwritten; the command says which were imported and which skipped. Both files are read as regular
+ * files of at most 4 MiB; the target is written whole or not at all, and never through a symbolic link (a
+ * project's `.mcp.json` that links to a user's global configuration must not carry a repository's servers there).
  */
+import { McpSchema } from "@mcp-effect/client"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
-import { readFile, writeFile } from "node:fs/promises"
 import { candidates, shown } from "./discover.js"
 import { UsageError } from "./errors.js"
+import { CONFIG_LIMIT, type FileError, lstatOf, readRegularText, writeFileAtomic } from "./files.js"
 
 type Json = Readonly<Record<string, unknown>>
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject: (value: unknown) => value is Json = McpSchema.isRecord
 
+const asUsage = (error: FileError) => new UsageError({ message: error.message })
+
+/** A configuration file's JSON object: a regular file of at most 4 MiB. */
 const readJson = (file: string): Effect.Effect<Json, UsageError> =>
-  Effect.tryPromise({
-    try: async () => JSON.parse(await readFile(file, "utf8")) as unknown,
-    catch: (error) => new UsageError({ message: `${file}: ${error instanceof Error ? error.message : String(error)}` })
-  }).pipe(Effect.flatMap((value) =>
-    isObject(value) ? Effect.succeed(value) : Effect.fail(new UsageError({ message: `${file}: not a JSON object` }))
-  ))
+  readRegularText(file, CONFIG_LIMIT).pipe(
+    Effect.mapError(asUsage),
+    Effect.flatMap((text) =>
+      Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: (error) => new UsageError({ message: `${file}: ${error instanceof Error ? error.message : String(error)}` })
+      })
+    ),
+    Effect.flatMap((value) =>
+      isObject(value) ? Effect.succeed(value) : Effect.fail(new UsageError({ message: `${file}: not a JSON object` }))
+    )
+  )
+
+/** The target's content: `{}` when there is none; a symbolic link there is refused before anything is read. */
+const readTarget = (file: string): Effect.Effect<Json, UsageError> =>
+  Effect.flatMap(Effect.mapError(lstatOf(file), asUsage), (stats) => {
+    if (stats === undefined) return Effect.succeed({})
+    if (stats.isSymbolicLink()) {
+      return Effect.fail(new UsageError({ message: `refusing to write ${file}: it is a symbolic link (give --to another file)` }))
+    }
+    return readJson(file)
+  })
 
 /** The named entries of a document: `mcpServers`, else VS Code's `servers`. */
 const entriesOf = (document: Json): Json | undefined => {
@@ -53,17 +75,16 @@ export const importCommand = Command.make(
   (options) =>
     Effect.gen(function*() {
       const from = yield* source(options.from, options.to)
+      const target = yield* readTarget(options.to)
       const incoming = entriesOf(yield* readJson(from))
       if (incoming === undefined) return yield* new UsageError({ message: `${from}: no mcpServers (nor VS Code's servers)` })
-      const target = existsSync(options.to) ? yield* readJson(options.to) : {}
       const existing = entriesOf(target) ?? {}
-      const added = Object.keys(incoming).filter((name) => !(name in existing))
-      const skipped = Object.keys(incoming).filter((name) => name in existing)
+      // Own names only: `constructor` or `__proto__` is a server's name here, not something every object has.
+      const added = Object.keys(incoming).filter((name) => !Object.hasOwn(existing, name))
+      const skipped = Object.keys(incoming).filter((name) => Object.hasOwn(existing, name))
+      // Spread and `fromEntries` define the names (an assignment to `__proto__` would not).
       const merged = { ...target, mcpServers: { ...existing, ...Object.fromEntries(added.map((name) => [name, incoming[name]])) } }
-      yield* Effect.tryPromise({
-        try: () => writeFile(options.to, `${JSON.stringify(merged, null, 2)}\n`),
-        catch: (error) => new UsageError({ message: `cannot write ${options.to}: ${error instanceof Error ? error.message : String(error)}` })
-      })
+      yield* Effect.mapError(writeFileAtomic(options.to, `${JSON.stringify(merged, null, 2)}\n`), asUsage)
       yield* Console.log(`imported ${added.length} from ${from} into ${options.to}${added.length === 0 ? "" : `: ${added.join(", ")}`}`)
       if (skipped.length > 0) yield* Console.error(`mcp-effect: kept the entries already in ${options.to}: ${skipped.join(", ")}`)
     })

@@ -7,13 +7,15 @@ import { McpConfig } from "@mcp-effect/client"
 import * as Prompt from "effect/cli/Prompt"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { readFile } from "node:fs/promises"
+import { CONFIG_LIMIT, readRegularText } from "./files.js"
 
 /** The inputs the file declares, answered at the terminal; `undefined` when none is declared or no terminal. */
 export const ask = (path: string): Effect.Effect<Readonly<Record<string, string>> | undefined, never, Prompt.Environment> =>
   Effect.gen(function*() {
     if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return undefined
-    const document = yield* Effect.promise(() => readFile(path, "utf8").then((text): unknown => JSON.parse(text), () => undefined))
+    // A regular file of at most 4 MiB (what the configuration itself is read as); anything else declares no input.
+    const text = yield* readRegularText(path, CONFIG_LIMIT)
+    const document = yield* Effect.try((): unknown => JSON.parse(text))
     const inputs = McpConfig.inputsOf(document)
     if (inputs.length === 0) return undefined
     const answers: Record<string, string> = {}

@@ -7,7 +7,7 @@ import type { McpClient, McpClientError } from "@mcp-effect/client"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { writeFile } from "node:fs/promises"
+import { writeFileAtomic } from "./files.js"
 import { jsonText } from "./sanitize.js"
 
 type Record_ = Readonly<Record<string, unknown>>
@@ -116,7 +116,8 @@ const bytesOf = (item: Record_): Uint8Array | undefined => {
 
 /**
  * `--out FILE`: the first blob (or image, audio, embedded resource) of the items, else the first text, written
- * to FILE; says on stderr what was written.
+ * to FILE whole (never through a symbolic link at FILE, nor into what a hard link there shares); says on stderr
+ * what was written.
  */
 export const saveFirst = (file: string, items: ReadonlyArray<Record_>): Effect.Effect<void, OutputError> => {
   const binary = items.find((item) =>
@@ -126,10 +127,10 @@ export const saveFirst = (file: string, items: ReadonlyArray<Record_>): Effect.E
   const chosen = binary ?? items.find((item) => bytesOf(item) !== undefined)
   const bytes = chosen === undefined ? undefined : bytesOf(chosen)
   if (bytes === undefined) return Effect.fail(new OutputError({ message: "nothing to save: the result has no blob or text" }))
-  return Effect.tryPromise({
-    try: () => writeFile(file, bytes),
-    catch: (cause) => new OutputError({ message: `cannot write ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
-  }).pipe(Effect.andThen(Console.error(`mcp-effect: saved ${bytes.length} bytes to ${file}`)))
+  return writeFileAtomic(file, bytes).pipe(
+    Effect.mapError((error) => new OutputError({ message: error.message })),
+    Effect.andThen(Console.error(`mcp-effect: saved ${bytes.length} bytes to ${file}`))
+  )
 }
 
 /** The server did not finish connecting (start-up and handshake) within the connect timeout. */

@@ -1,6 +1,7 @@
 /**
- * `skills` (the server's Agent Skills) and `skill NAME [--out DIR]` (one skill's verified `SKILL.md`, or the
- * whole verified skill written to a folder, never outside it).
+ * `skills` (the server's Agent Skills) and `skill NAME [--out DIR] [--force]` (one skill's verified `SKILL.md`, or
+ * the whole verified skill written as a folder, all or nothing, never outside it: see `skillFiles.ts` for what is
+ * refused, `files.ts` for how it is written).
  */
 import { McpSkills } from "@mcp-effect/client"
 import type { McpClient } from "@mcp-effect/client"
@@ -8,13 +9,14 @@ import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
-import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
 import { UsageError } from "./errors.js"
+import { type FileError, folderTarget, writeFolder } from "./files.js"
 import { shared } from "./options.js"
 import { print, printJson, table } from "./render.js"
 import { withClient } from "./session.js"
+import { readSkill } from "./skillFiles.js"
 
 const fileCount = (skill: McpSkills.Skill) =>
   skill.resources === "dynamic" ? "dynamic" : String(skill.resources.length)
@@ -31,15 +33,58 @@ export const skills = Command.make("skills", shared, (options) =>
       ))
     }))).pipe(Command.withDescription("the server's Agent Skills (io.modelcontextprotocol/skills): name, files, description"))
 
+/** A skill listing the client refused (an `InvalidSkill` diagnostic): the URI it names, when it names one. */
+const refusedUri = (reason: string): string | undefined => /^(\S+:\/\/\S*\/SKILL\.md): /.exec(reason)?.[1]
+
+/** Whether a refused listing was the skill called `name` (its folder's name), or the one of URI `name`. */
+const refusedAs = (name: string) => (reason: string): boolean => {
+  const uri = refusedUri(reason)
+  return uri !== undefined && (uri === name || uri.split("/").at(-2) === name)
+}
+
+/** A refusal's reason as shown: it quotes the server, so a long one is cut. */
+const shortened = (reason: string): string => (reason.length > 400 ? `${reason.slice(0, 400)}…` : reason)
+
+/**
+ * The skills the server lists, and the reasons of the listings the client refused (its `InvalidSkill`
+ * diagnostics, published while the listing is checked). The collector is subscribed before the list is asked
+ * (started at once, it runs up to its first wait); once the list is in, one yield lets it take what was published.
+ */
+const listWithRefusals = (client: McpClient.Service) =>
+  Effect.scoped(Effect.gen(function*() {
+    const refusals: Array<string> = []
+    yield* Effect.forkScoped(
+      Stream.runForEach(client.diagnostics, (diagnostic) =>
+        Effect.sync(() => {
+          if (diagnostic._tag === "InvalidSkill") refusals.push(diagnostic.reason)
+        })),
+      { startImmediately: true }
+    )
+    const list = yield* client.listSkills()
+    yield* Effect.yieldNow
+    return { list, refusals }
+  }))
+
 /** The skill called `name` (or whose `SKILL.md` URI it is); two of one name must be told apart by URI. */
 const findSkill = (client: McpClient.Service, name: string) =>
   Effect.gen(function*() {
-    const list = yield* client.listSkills()
+    const { list, refusals } = yield* listWithRefusals(client)
     const matches = list.filter((skill) => skill.name === name || skill.uri === name)
     const [only, ...others] = matches
     if (only === undefined) {
+      const refused = refusals.find(refusedAs(name))
+      if (refused !== undefined) {
+        return yield* new UsageError({
+          message: `the server lists a skill ${JSON.stringify(name)}, but its listing was refused as invalid: ${shortened(refused)}`
+        })
+      }
+      const also = refusals.length === 0
+        ? ""
+        : `; ${refusals.length} listing(s) refused as invalid: ${refusals.slice(0, 3).map(shortened).join("; ")}${
+          refusals.length > 3 ? "; …" : ""
+        }`
       return yield* new UsageError({
-        message: `no skill ${JSON.stringify(name)} (the server lists: ${list.map((s) => s.name).join(", ") || "none"})`
+        message: `no skill ${JSON.stringify(name)} (the server lists: ${list.map((s) => s.name).join(", ") || "none"}${also})`
       })
     }
     if (others.length > 0) {
@@ -52,73 +97,6 @@ const findSkill = (client: McpClient.Service, name: string) =>
     return only
   })
 
-/** Every file of the skill, each verified: the listed ones, or a `"dynamic"` skill's folders walked. */
-const readAll = (client: McpClient.Service, skill: McpSkills.Skill) =>
-  Effect.gen(function*() {
-    if (skill.resources !== "dynamic") {
-      return yield* Effect.forEach(skill.resources, (resource) => client.readSkillFile(skill, resource.uri))
-    }
-    const uris = yield* dynamicFiles(client, skill)
-    return yield* Effect.forEach(uris, (uri) => client.readSkillFile(skill, uri))
-  })
-
-/** A dynamic skill's files: its folders walked when the server reads folders, otherwise just `SKILL.md`. */
-const dynamicFiles = (client: McpClient.Service, skill: McpSkills.Skill) =>
-  Effect.gen(function*() {
-    const capabilities = yield* client.serverCapabilities
-    const declaration = capabilities.extensions?.[McpSkills.EXTENSION_ID]
-    const directoryRead = typeof declaration === "object" && declaration !== null && "directoryRead" in declaration &&
-      declaration.directoryRead === true
-    if (!directoryRead) return [skill.uri]
-    const files: Array<string> = []
-    const pending = [McpSkills.directoryOf(skill)]
-    // At most 512 files and as many folders (the extension's limit per skill).
-    while (pending.length > 0 && files.length < 512) {
-      const folder = pending.shift()
-      if (folder === undefined) break
-      for (const child of yield* client.listSkillDirectory(skill, folder)) {
-        if (child.mimeType === "inode/directory") pending.push(child.uri)
-        else files.push(child.uri)
-      }
-    }
-    return files
-  })
-
-/** Write the verified files under `out`, each at its path inside the skill; a path that would leave `out` is refused. */
-const writeAll = (skill: McpSkills.Skill, files: ReadonlyArray<McpSkills.SkillFile>, out: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const root = path.resolve(out)
-    const targets = []
-    for (const file of files) {
-      const relative = McpSkills.relativePath(skill, file.uri)
-      const target = relative === undefined ? undefined : path.resolve(root, ...relative.split("/"))
-      if (target === undefined || !target.startsWith(`${root}${path.sep}`)) {
-        return yield* new UsageError({ message: `refusing to write ${file.uri} outside ${root}` })
-      }
-      targets.push({ target, file })
-    }
-    yield* fs.makeDirectory(root, { recursive: true })
-    const realRoot = yield* fs.realPath(root)
-    const inside = (real: string) => real === realRoot || real.startsWith(`${realRoot}${path.sep}`)
-    // Every target is checked before the first write: a symbolic link on the way (a folder, or the file
-    // itself) must not carry a write out of the folder.
-    for (const { file, target } of targets) {
-      let existing = path.dirname(target)
-      while (!(yield* fs.exists(existing))) existing = path.dirname(existing)
-      const isLink = yield* Effect.match(fs.readLink(target), { onFailure: () => false, onSuccess: () => true })
-      if (isLink || !inside(yield* fs.realPath(existing))) {
-        return yield* new UsageError({ message: `refusing to write ${file.uri}: ${target} leads outside ${root}` })
-      }
-    }
-    for (const { file, target } of targets) {
-      yield* fs.makeDirectory(path.dirname(target), { recursive: true })
-      yield* fs.writeFile(target, file.bytes)
-    }
-    return targets.map(({ target }) => path.relative(root, target))
-  })
-
 /** `skill NAME [--out DIR]`. */
 export const skill = Command.make(
   "skill",
@@ -126,8 +104,14 @@ export const skill = Command.make(
     ...shared,
     name: Argument.String("name").pipe(Argument.withDescription("the skill's name (or the URI of its SKILL.md)")),
     out: Flag.String("out").pipe(
-      Flag.withDescription("write the whole verified skill into this folder (nothing is written if a file fails)"),
+      Flag.withDescription(
+        "write the whole verified skill as this folder (new or empty; nothing is written if a file fails)"
+      ),
       Flag.optional
+    ),
+    force: Flag.Boolean("force").pipe(
+      Flag.withDescription("with --out: write into a folder that is not empty, replacing same-named files"),
+      Flag.withDefault(false)
     )
   },
   (options) =>
@@ -139,9 +123,13 @@ export const skill = Command.make(
           if (options.json) return yield* printJson({ skill: found, instructions: loaded.instructions })
           return yield* print(loaded.instructions.replace(/\n$/, ""))
         }
-        // Every file is read and verified before the first is written.
-        const files = yield* readAll(client, found)
-        const written = yield* writeAll(found, files, options.out.value)
+        const asUsage = (error: FileError) => new UsageError({ message: error.message })
+        // Checked before anything is read, and again when writing.
+        yield* Effect.mapError(folderTarget(options.out.value, options.force), asUsage)
+        // Every file is read and verified before the first is written; then all are written, or none.
+        const files = yield* readSkill(client, found)
+        yield* Effect.mapError(writeFolder(options.out.value, files, options.force), asUsage)
+        const written = files.map((file) => file.relative)
         if (options.json) return yield* printJson({ skill: found, directory: options.out.value, files: written })
         for (const file of written) yield* print(file)
       }))
