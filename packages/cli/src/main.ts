@@ -4,7 +4,7 @@
  * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry), 2 usage error
  * (command line or configuration), 3 client or connection error, 130 interrupted (Ctrl-C cancels the call).
  */
-import packageJson from "@mcp-effect/cli/package.json" with { type: "json" }
+import packageJson from "../package.json" with { type: "json" }
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"

@@ -1,7 +1,7 @@
 /**
  * What every part of one client shares: its options read once, its services, its hubs.
  */
-import packageJson from "@mcp-effect/client/package.json" with { type: "json" }
+import packageJson from "../../../package.json" with { type: "json" }
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
