@@ -1,0 +1,48 @@
+/**
+ * What a new user met (issue 28), at a real terminal (tmux), against the scripted server of
+ * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as path from "node:path"
+import { bin } from "./fixtures/run.js"
+import { hasTmux, terminal, tmuxSuite } from "./fixtures/tmux.js"
+
+const cwd = path.join(import.meta.dirname, "../../..")
+const cli = `${process.execPath} ${bin}`
+const server = path.join(import.meta.dirname, "../../client/test/fixtures/newuser-server.mjs")
+const newuser = (...flags: ReadonlyArray<string>) => `-- ${process.execPath} ${server} ${flags.join(" ")}`.trimEnd()
+
+describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)"), () => {
+  it.live("a form answer that breaks a rule (email, pattern, length, date) is asked again, saying the rule", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`${cli} call form ${newuser()}; echo EXIT=$?`)
+      yield* term.waitFor(/\? Email ›/)
+      yield* term.type("not-an-email")
+      yield* term.waitFor(/is not an email address \(format: email\)/)
+      // Still the email prompt: the answer was not taken.
+      assert.notMatch(yield* term.screen, /\? Code/)
+      yield* term.press("C-u")
+      yield* term.type("ada@example.com")
+      yield* term.waitFor(/\? Code ›/)
+      yield* term.type("abc-12")
+      yield* term.waitFor(/does not match the pattern \(pattern: \^\[A-Z\]\{3\}-\[0-9\]\+\$\)/)
+      yield* term.press("C-u")
+      yield* term.type("ABC-12")
+      yield* term.waitFor(/\? Nick ›/)
+      yield* term.type("x")
+      yield* term.waitFor(/is shorter than 2 \(minLength: 2\)/)
+      yield* term.press("C-u")
+      yield* term.type("ada")
+      yield* term.waitFor(/\? Day ›/)
+      yield* term.type("2026-02-30")
+      yield* term.waitFor(/is not a date \(YYYY-MM-DD\) \(format: date\)/)
+      yield* term.press("C-u")
+      yield* term.type("2026-02-28")
+      const done = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(done, "EXIT=0")
+      const flat = (yield* term.history).replace(/\s+/g, " ")
+      assert.include(flat, "{\"action\":\"accept\",\"content\":{\"email\":\"ada@example.com\",\"code\":\"ABC-12\",\"nick\":\"ada\",\"day\":\"2026-02-28\"}}")
+    }))
+})
