@@ -1,10 +1,14 @@
 /**
  * What a new user met (issue 28), at a real terminal (tmux), against the scripted server of
- * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2).
+ * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2); a link
+ * the browser could not be given is answered `cancel`, not `accept` (item 13).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { fakeBrowser } from "./fixtures/browser.js"
 import { bin } from "./fixtures/run.js"
 import { hasTmux, terminal, tmuxSuite } from "./fixtures/tmux.js"
 
@@ -44,5 +48,26 @@ describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)")
       assert.include(done, "EXIT=0")
       const flat = (yield* term.history).replace(/\s+/g, " ")
       assert.include(flat, "{\"action\":\"accept\",\"content\":{\"email\":\"ada@example.com\",\"code\":\"ABC-12\",\"nick\":\"ada\",\"day\":\"2026-02-28\"}}")
+    }))
+
+  it.live("a 300 KB link the browser cannot be started with: yes, then cancel (not accept), and a line says why", () =>
+    Effect.gen(function*() {
+      const browser = yield* fakeBrowser
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(path.join(tmpdir(), "mcp-effect-link-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
+      const log = path.join(dir, "stderr.log")
+      const term = yield* terminal(cwd)
+      // stderr (with the 300 KB link) goes to a file: the prompt is drawn on the terminal itself.
+      yield* term.type(`clear; ${browser.shellEnv} ${cli} call link ${newuser("--long-url")} 2>${log}; echo EXIT=$?`)
+      yield* term.waitFor(/Open it in your browser\?/)
+      yield* term.press("y")
+      const done = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(done, "action: cancel")
+      assert.include(done, "EXIT=0")
+      assert.deepStrictEqual(yield* browser.opened, [])
+      const said = readFileSync(log, "utf8").split("\n").filter((line) => line.length < 1000)
+      assert.isTrue(said.some((line) => /could not start the browser .*: answered cancel/.test(line)), said.join("\n"))
     }))
 })
