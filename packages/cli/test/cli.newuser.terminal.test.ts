@@ -1,7 +1,8 @@
 /**
  * What a new user met (issue 28), at a real terminal (tmux), against the scripted server of
  * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2); a link
- * the browser could not be given is answered `cancel`, not `accept` (item 13).
+ * the browser could not be given is answered `cancel`, not `accept` (item 13); a result or a schema nested
+ * 100,000 deep is shown to a bounded depth (item 12).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -69,5 +70,36 @@ describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)")
       assert.deepStrictEqual(yield* browser.opened, [])
       const said = readFileSync(log, "utf8").split("\n").filter((line) => line.length < 1000)
       assert.isTrue(said.some((line) => /could not start the browser .*: answered cancel/.test(line)), said.join("\n"))
+    }))
+
+  it.live("a result nested 100,000 deep is shown to a bounded depth, as text and as --json", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`clear; ${cli} call deep ${newuser()} 2>&1 | grep -a -o -E '(Maximum call stack|nested deeper than [0-9]+ levels)' | uniq; echo EXIT=\${PIPESTATUS[0]}`)
+      const shown = yield* term.waitFor(/EXIT=\d+/)
+      assert.notInclude(shown, "Maximum call stack")
+      assert.include(shown, "nested deeper than 64 levels")
+      assert.include(shown, "EXIT=0")
+      yield* term.type(`clear; ${cli} call deep --json ${newuser()} | node -e 'let t="";process.stdin.on("data",(c)=>t+=c).on("end",()=>console.log("PARSED", typeof JSON.parse(t).structuredContent))'; echo EXIT=\${PIPESTATUS[0]}`)
+      const json = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(json, "PARSED object")
+      assert.include(json, "EXIT=0")
+    }))
+
+  it.live("a tool whose input schema nests 100,000 deep: tools, tools --schema and --json list every tool", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      for (const flags of ["", "--schema", "--json"]) {
+        yield* term.type(`clear; ${cli} tools ${flags} ${newuser("--deep-schema")} | grep -a -o -E '(echo|nested|deeper than)' | sort | uniq -c; echo EXIT=\${PIPESTATUS[0]}`)
+        const shown = yield* term.waitFor(/EXIT=\d+/)
+        assert.notInclude(shown, "Maximum call stack", flags)
+        assert.match(shown, /\d+ echo/, flags)
+        assert.match(shown, /\d+ nested/, flags)
+        if (flags !== "") assert.match(shown, /\d+ deeper than/, flags)
+        assert.include(shown, "EXIT=0", flags)
+      }
+      yield* term.type(`clear; ${cli} call nested ${newuser("--deep-schema")} 2>&1 | tail -c 300; echo EXIT=\${PIPESTATUS[0]}`)
+      const called = yield* term.waitFor(/EXIT=\d+/)
+      assert.notInclude(called, "Maximum call stack")
     }))
 })

@@ -10,7 +10,7 @@ import { authOptions, checkPort, tokenFile } from "../src/internal/auth.js"
 import { browserCommand } from "../src/internal/browser.js"
 import { coerceValue, toolArguments } from "../src/internal/coerce.js"
 import { mcpLevelOf } from "../src/internal/session.js"
-import { json, visible } from "../src/internal/sanitize.js"
+import { bounded, DEEPER, json, visible } from "../src/internal/sanitize.js"
 import { splitCommand } from "../src/internal/shell.js"
 
 describe("splitCommand", () => {
@@ -97,5 +97,19 @@ describe("server strings on the terminal", () => {
     const text = json(value, 2)
     assert.notMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/)
     assert.deepStrictEqual(JSON.parse(text), value)
+  })
+})
+
+describe("bounded: a server's value to a bounded depth (issue 28 item 12)", () => {
+  it("a value within the bound is the value itself; a deeper one is cut, its keys in order, __proto__ an own key", () => {
+    const shallow = { a: [1, { b: "c" }] }
+    assert.strictEqual(bounded(shallow), shallow)
+    const cut = bounded(JSON.parse("{\"z\":1,\"__proto__\":{\"x\":[[[1]]]},\"a\":2}"), 3)
+    assert.deepStrictEqual(Object.keys(cut as object), ["z", "__proto__", "a"])
+    assert.strictEqual(JSON.stringify(cut), `{"z":1,"__proto__":{"x":[${JSON.stringify(DEEPER)}]},"a":2}`)
+    assert.strictEqual(Object.getPrototypeOf(cut), Object.prototype)
+    // 100,000 deep: no stack overflow, and the JSON shown parses.
+    const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
+    assert.isTrue(JSON.parse(json(deep)).flat(70).includes(DEEPER))
   })
 })

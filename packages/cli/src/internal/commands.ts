@@ -14,6 +14,7 @@ import { annotationFlags, blockText, contentsText, indented, print, printJson, t
 import { distinctBlocks, parameterLine, saveFirst, whenCapable } from "./output.js"
 import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
+import { bounded } from "./sanitize.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
 import { importCommand } from "./importCommand.js"
@@ -98,8 +99,10 @@ const call = Command.make(
         } else if (options.json) {
           yield* printJson(result)
         } else {
-          for (const block of distinctBlocks(result.content, result.structuredContent)) yield* print(blockText(block))
-          if (result.structuredContent !== undefined) yield* print(indented("structured", result.structuredContent))
+          // Compared and shown to a bounded depth: a result nested without end is cut, not a stack overflow.
+          const structured = bounded(result.structuredContent)
+          for (const block of distinctBlocks(result.content, structured)) yield* print(blockText(block))
+          if (structured !== undefined) yield* print(indented("structured", structured))
         }
         if (result.isError === true) return yield* new ToolReturnedError({ tool: tool.name })
       }), { progress: true })
