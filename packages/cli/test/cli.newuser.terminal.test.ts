@@ -2,7 +2,8 @@
  * What a new user met (issue 28), at a real terminal (tmux), against the scripted server of
  * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2); a link
  * the browser could not be given is answered `cancel`, not `accept` (item 13); a result or a schema nested
- * 100,000 deep is shown to a bounded depth (item 12).
+ * 100,000 deep is shown to a bounded depth (item 12); the `tools` table fits the terminal's width, `--wide` shows
+ * every cell whole on one line (item 3).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -10,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { fakeBrowser } from "./fixtures/browser.js"
-import { bin } from "./fixtures/run.js"
+import { bin, everything } from "./fixtures/run.js"
 import { hasTmux, terminal, tmuxSuite } from "./fixtures/tmux.js"
 
 const cwd = path.join(import.meta.dirname, "../../..")
@@ -101,5 +102,32 @@ describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)")
       yield* term.type(`clear; ${cli} call nested ${newuser("--deep-schema")} 2>&1 | tail -c 300; echo EXIT=\${PIPESTATUS[0]}`)
       const called = yield* term.waitFor(/EXIT=\d+/)
       assert.notInclude(called, "Maximum call stack")
+    }))
+
+  it.live("the tools table fits a 110-column terminal: no line wraps, descriptions wrapped in their column, not cut to 20", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      const server = `-- ${process.execPath} ${everything} stdio`
+      yield* term.type(`clear; ${cli} tools ${server} 2>/dev/null; echo EXIT=$?`)
+      yield* term.waitFor(/EXIT=0/)
+      const lines = (yield* term.history).split("\n").filter((line) => !line.startsWith("$ ") && !line.startsWith("EXIT="))
+      const tooLong = lines.filter((line) => [...line].length > 110)
+      assert.deepStrictEqual(tooLong, [], "a line longer than the terminal wrapped")
+      const flat = lines.join(" ").replace(/\s+/g, " ")
+      // A description longer than 20 characters is shown in full, wrapped in its column.
+      for (const word of ["Echoes", "back", "the", "input", "string"]) assert.include(flat, word)
+      assert.match(lines.find((line) => line.startsWith("NAME")) ?? "", /^NAME\s+PARAMETERS\s+ANNOTATIONS\s+DESCRIPTION$/)
+    }))
+
+  it.live("tools --wide: every row on one line, whole, however wide", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      const server = `-- ${process.execPath} ${everything} stdio`
+      yield* term.type(`clear; ${cli} tools --wide ${server} 2>/dev/null; echo EXIT=$?`)
+      yield* term.waitFor(/EXIT=0/)
+      const lines = (yield* term.history).split("\n")
+      const echo = lines.find((line) => line.startsWith("echo "))
+      assert.match(echo ?? "", /^echo\s+message: string\s+read-only,idempotent,closed-world\s+Echoes back the input string$/)
+      assert.isTrue(lines.some((line) => [...line].length > 110), "a wide row is longer than the terminal")
     }))
 })

@@ -50,10 +50,17 @@ const info = Command.make("info", shared, (options) =>
       ].join("\n"))
     }))).pipe(Command.withDescription("the server: era, protocol version, name, capabilities, instructions"))
 
+/** `--wide` of the commands that print a table. */
+const wide = Flag.Boolean("wide").pipe(
+  Flag.withDescription("every cell whole on one line (by default the table fits the terminal: columns shrink, cells wrap)"),
+  Flag.withDefault(false)
+)
+
 const tools = Command.make(
   "tools",
   {
     ...shared,
+    wide,
     schema: Flag.Boolean("schema").pipe(Flag.withDescription("show input and output schemas"), Flag.withDefault(false))
   },
   (options) =>
@@ -63,7 +70,8 @@ const tools = Command.make(
         if (options.json) return yield* printJson(list)
         yield* print(table(
           ["NAME", "PARAMETERS", "ANNOTATIONS", "DESCRIPTION"],
-          list.map((tool) => [tool.name, parameterLine(tool.inputSchema), annotationFlags(tool.annotations), tool.description ?? ""])
+          list.map((tool) => [tool.name, parameterLine(tool.inputSchema), annotationFlags(tool.annotations), tool.description ?? ""]),
+          { wide: options.wide }
         ))
         if (!options.schema) return
         for (const tool of list) {
@@ -108,25 +116,27 @@ const call = Command.make(
       }), { progress: true })
 ).pipe(Command.withDescription("call a tool: values coerced by its input schema (--args JSON for the whole object)"))
 
-const resources = Command.make("resources", shared, (options) =>
+const resources = Command.make("resources", { ...shared, wide }, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const list = yield* whenCapable(client, "resources", [], client.listResources())
       if (options.json) return yield* printJson(list)
       yield* print(table(
         ["URI", "NAME", "MIME", "DESCRIPTION"],
-        list.map((r) => [r.uri, r.name, r.mimeType ?? "", r.description ?? ""])
+        list.map((r) => [r.uri, r.name, r.mimeType ?? "", r.description ?? ""]),
+        { wide: options.wide }
       ))
     }))).pipe(Command.withDescription("the server's resources"))
 
-const templates = Command.make("templates", shared, (options) =>
+const templates = Command.make("templates", { ...shared, wide }, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const list = yield* whenCapable(client, "resources", [], client.listResourceTemplates())
       if (options.json) return yield* printJson(list)
       yield* print(table(
         ["URI TEMPLATE", "NAME", "MIME", "DESCRIPTION"],
-        list.map((r) => [r.uriTemplate, r.name, r.mimeType ?? "", r.description ?? ""])
+        list.map((r) => [r.uriTemplate, r.name, r.mimeType ?? "", r.description ?? ""]),
+        { wide: options.wide }
       ))
     }))).pipe(Command.withDescription("the server's resource templates"))
 
@@ -143,7 +153,7 @@ const read = Command.make("read", {
       for (const contents of result.contents) yield* print(contentsText(contents))
     }))).pipe(Command.withDescription("read a resource"))
 
-const prompts = Command.make("prompts", shared, (options) =>
+const prompts = Command.make("prompts", { ...shared, wide }, (options) =>
   withClient(options, (client) =>
     Effect.gen(function*() {
       const list = yield* whenCapable(client, "prompts", [], client.listPrompts())
@@ -154,7 +164,8 @@ const prompts = Command.make("prompts", shared, (options) =>
           p.name,
           (p.arguments ?? []).map((a) => `${a.name}${a.required === true ? "" : "?"}`).join(" "),
           p.description ?? ""
-        ])
+        ]),
+        { wide: options.wide }
       ))
     }))).pipe(Command.withDescription("the server's prompts"))
 
