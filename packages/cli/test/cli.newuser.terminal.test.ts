@@ -3,7 +3,8 @@
  * `client/test/fixtures/newuser-server.mjs`: a form asks again when an answer breaks a rule (item 2); a link
  * the browser could not be given is answered `cancel`, not `accept` (item 13); a result or a schema nested
  * 100,000 deep is shown to a bounded depth (item 12); the `tools` table fits the terminal's width, `--wide` shows
- * every cell whole on one line (item 3).
+ * every cell whole on one line (item 3); `--help` has EXAMPLES with the `--stdio "…"` and `-- cmd args` forms
+ * (item 8).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -129,5 +130,22 @@ describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)")
       const echo = lines.find((line) => line.startsWith("echo "))
       assert.match(echo ?? "", /^echo\s+message: string\s+read-only,idempotent,closed-world\s+Echoes back the input string$/)
       assert.isTrue(lines.some((line) => [...line].length > 110), "a wide row is longer than the terminal")
+    }))
+
+  it.live("--help shows EXAMPLES: a server after --, --stdio \"…\", a call with arguments, a configuration entry", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`clear; ${cli} --help | grep -A14 '^EXAMPLES'; echo EXIT=\${PIPESTATUS[0]}`)
+      const shown = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(shown, "EXIT=0")
+      assert.match(shown, /^EXAMPLES$/m)
+      assert.match(shown, /mcp-effect tools -- npx -y @modelcontextprotocol\/server-everything/)
+      assert.match(shown, /mcp-effect tools --stdio "npx -y @modelcontextprotocol\/server-everything"/)
+      assert.match(shown, /mcp-effect call get-sum a=1 b=2 -- /)
+      assert.match(shown, /mcp-effect tools --url https:\/\//)
+      yield* term.type(`clear; ${cli} call --help | grep -A8 '^EXAMPLES'; echo EXIT=\${PIPESTATUS[0]}`)
+      const call = yield* term.waitFor(/EXIT=\d+/)
+      assert.match(call, /mcp-effect call get-sum a=1 b=2 -- /)
+      assert.match(call, /--args '\{/)
     }))
 })

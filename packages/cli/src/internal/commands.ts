@@ -50,6 +50,9 @@ const info = Command.make("info", shared, (options) =>
       ].join("\n"))
     }))).pipe(Command.withDescription("the server: era, protocol version, name, capabilities, instructions"))
 
+/** The server every example starts (the MCP reference server, run with npx). */
+const EVERYTHING = "npx -y @modelcontextprotocol/server-everything"
+
 /** `--wide` of the commands that print a table. */
 const wide = Flag.Boolean("wide").pipe(
   Flag.withDescription("every cell whole on one line (by default the table fits the terminal: columns shrink, cells wrap)"),
@@ -79,7 +82,14 @@ const tools = Command.make(
           if (tool.outputSchema !== undefined) yield* print(indented("output", tool.outputSchema))
         }
       }))
-).pipe(Command.withDescription("the server's tools (with --schema: their schemas)"))
+).pipe(
+  Command.withDescription("the server's tools (with --schema: their schemas)"),
+  Command.withExamples([
+    { command: `mcp-effect tools -- ${EVERYTHING}`, description: "the tools of a server started over stdio" },
+    { command: `mcp-effect tools --schema --stdio "${EVERYTHING}"`, description: "with their input and output schemas" },
+    { command: `mcp-effect tools --wide -s everything`, description: "an entry of ./.mcp.json, every cell whole" }
+  ])
+)
 
 const call = Command.make(
   "call",
@@ -114,7 +124,17 @@ const call = Command.make(
         }
         if (result.isError === true) return yield* new ToolReturnedError({ tool: tool.name })
       }), { progress: true })
-).pipe(Command.withDescription("call a tool: values coerced by its input schema (--args JSON for the whole object)"))
+).pipe(
+  Command.withDescription("call a tool: values coerced by its input schema (--args JSON for the whole object)"),
+  Command.withExamples([
+    { command: `mcp-effect call get-sum a=1 b=2 -- ${EVERYTHING}`, description: "the arguments as name=value" },
+    {
+      command: `mcp-effect call get-sum --args '{"a": 1, "b": 2}' --stdio "${EVERYTHING}"`,
+      description: "the whole arguments object as JSON"
+    },
+    { command: `mcp-effect call echo message=hi --json --url https://example.com/mcp`, description: "a Streamable HTTP server, JSON out" }
+  ])
+)
 
 const resources = Command.make("resources", { ...shared, wide }, (options) =>
   withClient(options, (client) =>
@@ -218,6 +238,13 @@ const complete = Command.make(
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
   Command.withDescription("Try any MCP server from the terminal."),
+  Command.withExamples([
+    { command: `mcp-effect tools -- ${EVERYTHING}`, description: "a server's tools: its command after a bare --" },
+    { command: `mcp-effect tools --stdio "${EVERYTHING}"`, description: "the same, the command as one quoted string" },
+    { command: `mcp-effect call get-sum a=1 b=2 -- ${EVERYTHING}`, description: "call a tool, its arguments as name=value" },
+    { command: "mcp-effect tools --url https://example.com/mcp", description: "a Streamable HTTP server (sign-in if it asks)" },
+    { command: "mcp-effect servers", description: "every server of ./.mcp.json, checked; then -s NAME picks one" }
+  ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importCommand, authCommand,
     skills, skill
