@@ -2,19 +2,22 @@
  * The subcommands: info, tools, call, resources, templates, read, prompts, prompt, complete, servers, auth,
  * skills, skill.
  */
+import type { McpClient } from "@mcp-effect/client"
 import type { CompletionReference } from "@mcp-effect/client/McpSchema"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { pairs, toolArguments } from "./coerce.js"
 import { ToolReturnedError, UsageError } from "./errors.js"
 import { annotationFlags, blockText, contentsText, indented, print, printJson, table } from "./render.js"
 import { distinctBlocks, parameterLine, saveFirst, whenCapable } from "./output.js"
 import { type SessionOptions, withClient } from "./session.js"
 import { shared } from "./options.js"
-import { bounded } from "./sanitize.js"
+import { bounded, visible } from "./sanitize.js"
+import type { StatusLine } from "./status.js"
 import { servers } from "./servers.js"
 import { authCommand } from "./authCommand.js"
 import { importCommand } from "./importCommand.js"
@@ -50,6 +53,23 @@ const info = Command.make("info", shared, (options) =>
       ].join("\n"))
     }))).pipe(Command.withDescription("the server: era, protocol version, name, capabilities, instructions"))
 
+/**
+ * The server's tools. A tool the library left out of the listing (malformed: an `inputSchema` that is not an
+ * object) is named on stderr with the reason, so that a missing tool is not a mystery.
+ */
+const listTools = (client: McpClient.Service, status: StatusLine) =>
+  client.diagnostics.pipe(
+    Stream.runForEach((diagnostic) =>
+      Effect.sync(() => {
+        if (diagnostic._tag === "InvalidTool") status.line(`mcp-effect: tool ${visible(diagnostic.name)} left out: ${visible(diagnostic.reason)}`)
+      })
+    ),
+    // Subscribed before the listing is asked for, for the listing only.
+    Effect.forkScoped({ startImmediately: true }),
+    Effect.andThen(client.listTools()),
+    Effect.scoped
+  )
+
 /** The server every example starts (the MCP reference server, run with npx). */
 const EVERYTHING = "npx -y @modelcontextprotocol/server-everything"
 
@@ -67,9 +87,9 @@ const tools = Command.make(
     schema: Flag.Boolean("schema").pipe(Flag.withDescription("show input and output schemas"), Flag.withDefault(false))
   },
   (options) =>
-    withClient(options, (client) =>
+    withClient(options, (client, status) =>
       Effect.gen(function*() {
-        const list = yield* whenCapable(client, "tools", [], client.listTools())
+        const list = yield* whenCapable(client, "tools", [], listTools(client, status))
         if (options.json) return yield* printJson(list)
         yield* print(table(
           ["NAME", "PARAMETERS", "ANNOTATIONS", "DESCRIPTION"],
@@ -103,7 +123,7 @@ const call = Command.make(
   (options) =>
     withClient(options, (client, status) =>
       Effect.gen(function*() {
-        const catalogue = yield* client.listTools()
+        const catalogue = yield* listTools(client, status)
         const tool = catalogue.find((t) => t.name === options.tool)
         if (tool === undefined) {
           return yield* new UsageError({
