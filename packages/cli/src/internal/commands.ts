@@ -93,7 +93,8 @@ const tools = Command.make(
         if (options.json) return yield* printJson(list)
         yield* print(table(
           ["NAME", "PARAMETERS", "ANNOTATIONS", "DESCRIPTION"],
-          list.map((tool) => [tool.name, parameterLine(tool.inputSchema), annotationFlags(tool.annotations), tool.description ?? ""]),
+          // The schema to a bounded depth: walks over a schema nested without end would overflow the stack.
+          list.map((tool) => [tool.name, parameterLine(bounded(tool.inputSchema)), annotationFlags(tool.annotations), tool.description ?? ""]),
           { wide: options.wide }
         ))
         if (!options.schema) return
@@ -130,7 +131,7 @@ const call = Command.make(
             message: `no tool ${JSON.stringify(options.tool)} (tools: ${catalogue.map((t) => t.name).join(", ")})`
           })
         }
-        const args = yield* toolArguments(tool.inputSchema, options.values, Option.getOrUndefined(options.args))
+        const args = yield* toolArguments(bounded(tool.inputSchema), options.values, Option.getOrUndefined(options.args))
         const result = yield* client.callTool(tool.name, args).pipe(Effect.ensuring(Effect.sync(status.clear)))
         if (Option.isSome(options.out)) {
           yield* saveFirst(options.out.value, result.content)
