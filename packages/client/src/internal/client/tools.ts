@@ -56,13 +56,17 @@ const ToolsPage = OpenStruct({
 
 const decodeTool = decodeWire(Tool)
 
+/** A server's text in a diagnostic is cut to this many characters (a name or a reason may be megabytes). */
+const MAX_TEXT = 300
+
+const shortened = (text: string): string => {
+  const chars = [...text.slice(0, MAX_TEXT + 1)]
+  return chars.length > MAX_TEXT ? `${chars.slice(0, MAX_TEXT - 1).join("")}…` : text
+}
+
 /** What is said of a malformed tool: its name when it has one, else its place in the listing. */
 const nameOf = (raw: unknown, index: number): string =>
-  isRecord(raw) && typeof raw["name"] === "string" ? raw["name"] : `#${index} of tools/list`
-
-const MAX_REASON = 300
-
-const shortened = (text: string): string => text.length > MAX_REASON ? `${text.slice(0, MAX_REASON - 1)}…` : text
+  isRecord(raw) && typeof raw["name"] === "string" ? shortened(raw["name"]) : `#${index} of tools/list`
 
 /** Modern Streamable HTTP must mirror `x-mcp-header` arguments into headers and hide tools that misuse it. */
 const mirrorsHeaders = (current: Session) =>
