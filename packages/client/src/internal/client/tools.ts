@@ -59,10 +59,9 @@ const decodeTool = decodeWire(Tool)
 /** A server's text in a diagnostic is cut to this many characters (a name or a reason may be megabytes). */
 const MAX_TEXT = 300
 
-const shortened = (text: string): string => {
-  const chars = [...text.slice(0, MAX_TEXT + 1)]
-  return chars.length > MAX_TEXT ? `${chars.slice(0, MAX_TEXT - 1).join("")}…` : text
-}
+/** Cut never between the two halves of a surrogate pair. */
+const shortened = (text: string): string =>
+  text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1).replace(/[\uD800-\uDBFF]$/, "")}…`
 
 /** What is said of a malformed tool: its name when it has one, else its place in the listing. */
 const nameOf = (raw: unknown, index: number): string =>
