@@ -116,36 +116,39 @@ const MAX_PATTERNS = 128
 
 type Compiled = { readonly test: (input: string) => boolean } | "unusable"
 
+const noPatterns: Matcher = () => undefined
+
+/** The matcher of `re2js`: each pattern compiled once (a bounded cache); one RE2 does not take is `unusable`. */
+const re2Matcher = (RE2JS: typeof import("re2js").RE2JS): Matcher => {
+  const compiled = new Map<string, Compiled>()
+  const compile = (pattern: string): Compiled => {
+    if (pattern.length > MAX_PATTERN_LENGTH) return "unusable"
+    try {
+      return RE2JS.compile(RE2JS.translateRegExp(pattern))
+    } catch {
+      return "unusable"
+    }
+  }
+  return (pattern, value) => {
+    let engine = compiled.get(pattern)
+    if (engine === undefined) {
+      if (compiled.size >= MAX_PATTERNS) compiled.clear()
+      engine = compile(pattern)
+      compiled.set(pattern, engine)
+    }
+    return engine === "unusable" ? undefined : engine.test(value)
+  }
+}
+
 /**
  * A server's patterns run on RE2 (`re2js`: linear time, no backtracking, as for `outputSchema`), loaded the
- * first time a form has a pattern. A pattern RE2 does not take (lookaround, backreferences) is not applied:
- * the server, which wrote it, still checks the answer.
+ * first time a form has a pattern. A pattern RE2 does not take (lookaround, backreferences), or every pattern
+ * if `re2js` cannot be loaded, is not applied: the server, which wrote it, still checks the answer.
  */
 let loaded: Promise<Matcher> | undefined
 const loadMatcher: Effect.Effect<Matcher> = Effect.promise(() =>
-  loaded ??= import("re2js").then(({ RE2JS }): Matcher => {
-      const compiled = new Map<string, Compiled>()
-      const compile = (pattern: string): Compiled => {
-        if (pattern.length > MAX_PATTERN_LENGTH) return "unusable"
-        try {
-          return RE2JS.compile(RE2JS.translateRegExp(pattern))
-        } catch {
-          return "unusable"
-        }
-      }
-      return (pattern, value) => {
-        let engine = compiled.get(pattern)
-        if (engine === undefined) {
-          if (compiled.size >= MAX_PATTERNS) compiled.clear()
-          engine = compile(pattern)
-          compiled.set(pattern, engine)
-        }
-        return engine === "unusable" ? undefined : engine.test(value)
-      }
-    })
+  loaded ??= import("re2js").then(({ RE2JS }) => re2Matcher(RE2JS), () => noPatterns)
 )
-
-const noPatterns: Matcher = () => undefined
 
 const hasPattern = (schema: unknown): boolean => isRecord(schema) && typeof schema["pattern"] === "string"
 
