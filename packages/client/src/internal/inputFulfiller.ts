@@ -372,16 +372,20 @@ export const make = (hooks: InputHooks): Service => {
             return Effect.succeed(rest)
           }
           return checkElicitContent(params["requestedSchema"], result.content ?? {}).pipe(
-            Effect.flatMap((problems) => {
-              if (problems.length === 0) return Effect.succeed(result)
-              const reason = `the answer does not match requestedSchema: ${problems.map(describeProblem).join("; ")}`
-              // Said where it is seen: the answer is turned into a decline, and the server is told no more.
-              return Effect.logWarning(`mcp: elicitation declined: ${reason}`).pipe(Effect.andThen(Effect.fail(reason)))
-            })
+            Effect.flatMap((problems) =>
+              problems.length === 0
+                ? Effect.succeed(result)
+                : Effect.fail(`the answer does not match requestedSchema: ${problems.map(describeProblem).join("; ")}`)
+            )
           )
         }),
+        // Every answer turned into a decline is said where it is seen (each field and rule it breaks): the
+        // server is told no more than "decline".
         Effect.catch((e) =>
-          onDiagnostic(McpDiagnostic.HookFailed({ hook: "onElicit", reason: describe(e) })).pipe(Effect.as(decline))
+          Effect.logWarning(`mcp: elicitation declined: ${describe(e)}`).pipe(
+            Effect.andThen(onDiagnostic(McpDiagnostic.HookFailed({ hook: "onElicit", reason: describe(e) }))),
+            Effect.as(decline)
+          )
         )
       )
     }
