@@ -275,6 +275,9 @@ export interface ListOptions extends CallOptions {
 export interface StdioClientOptions extends ClientOptions, McpTransport.StdioOptions {}
 
 /**
+ * The package's version (read from its `package.json`, the one source), sent as `clientInfo.version` unless
+ * `clientVersion` says otherwise.
+ *
  * @since 0.1.0
  * @category constants
  */
