@@ -74,6 +74,23 @@ describe.skipIf(!hasTmux)(tmuxSuite("what a new user met, in a terminal (tmux)")
       assert.isTrue(said.some((line) => /could not start the browser .*: answered cancel/.test(line)), said.join("\n"))
     }))
 
+  it.live("a browser program that does not exist: cancel, saying ENOENT; BROWSER=none: accept, open it yourself", () =>
+    Effect.gen(function*() {
+      const term = yield* terminal(cwd)
+      yield* term.type(`clear; BROWSER=/nonexistent/browser ${cli} call link ${newuser("--link")}; echo EXIT=$?`)
+      yield* term.waitFor(/Open it in your browser\?/)
+      yield* term.press("y")
+      const missing = yield* term.waitFor(/EXIT=\d+/)
+      assert.match(missing, /could not start the browser \(ENOENT: .*\): answered cancel/)
+      assert.include(missing, "action: cancel")
+      yield* term.type(`clear; BROWSER=none ${cli} call link ${newuser("--link")}; echo EXIT=$?`)
+      yield* term.waitFor(/Open it in your browser\?/)
+      yield* term.press("y")
+      const none = yield* term.waitFor(/EXIT=\d+/)
+      assert.include(none, "no browser is started (BROWSER=none): open the link above yourself")
+      assert.include(none, "action: accept")
+    }))
+
   it.live("a result nested 100,000 deep is shown to a bounded depth, as text and as --json", () =>
     Effect.gen(function*() {
       const term = yield* terminal(cwd)

@@ -97,9 +97,16 @@ export const show = (status: StatusLine, elicitation: UrlElicitation): URL | und
  */
 const open = (status: StatusLine, url: URL): Effect.Effect<Action> =>
   Effect.map(launchBrowser(url), (launch): Action => {
-    if (launch._tag !== "Failed") return "accept"
-    status.line(`mcp-effect: could not start the browser (${launch.reason}): answered cancel`)
-    return "cancel"
+    switch (launch._tag) {
+      case "Started":
+        return "accept"
+      case "NoBrowser":
+        status.line("mcp-effect: no browser is started (BROWSER=none): open the link above yourself")
+        return "accept"
+      case "Failed":
+        status.line(`mcp-effect: could not start the browser (${launch.reason}): answered cancel`)
+        return "cancel"
+    }
   })
 
 /** Ask at the terminal; yes opens the link. Quitting the prompt (Ctrl-C, Esc) cancels. */
