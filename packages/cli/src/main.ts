@@ -4,6 +4,7 @@
  * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry), 2 usage error
  * (command line or configuration), 3 client or connection error, 130 interrupted (Ctrl-C cancels the call).
  */
+import packageJson from "../package.json" with { type: "json" }
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
@@ -19,9 +20,8 @@ import { errorJson, wantsJson } from "./internal/output.js"
 import { visible } from "./internal/sanitize.js"
 import { CommandTail } from "./internal/session.js"
 
-const VERSION = "0.2.0"
-
-const cli = Command.runWith(command, { version: VERSION })
+/** The command's version: its package's (`package.json`, the one source; the bundle carries it inline). */
+const cli = Command.runWith(command, { version: packageJson.version })
 
 /** Split the command line (`process.argv`) at the first bare `--`; the arguments without node and the script. */
 const splitArgv = (argv: ReadonlyArray<string>) => {

@@ -6,7 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { readFileSync } from "node:fs"
+import * as path from "node:path"
 import { run } from "./fixtures/run.js"
+
+/** The one source of the command's version: its package.json. */
+const packageVersion = (name: string): unknown =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, `../../${name}/package.json`), "utf8")).version
 
 const commands = [
   [],
@@ -83,7 +89,8 @@ describe("mcp-effect --help", () => {
     Effect.gen(function*() {
       const version = yield* run(["--version"])
       assert.strictEqual(version.code, 0)
-      assert.strictEqual(version.stdout, "0.2.0\n")
+      assert.strictEqual(version.stdout, `${packageVersion("cli")}\n`)
+      assert.strictEqual(packageVersion("cli"), packageVersion("client"), "the packages are released together")
       // A command without its subcommand shows its help (exit 0, as in Effect 3).
       for (const path of [[], ["auth"]]) {
         const help = yield* run(path)

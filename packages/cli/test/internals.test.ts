@@ -10,8 +10,9 @@ import { authOptions, checkPort, tokenFile } from "../src/internal/auth.js"
 import { browserCommand } from "../src/internal/browser.js"
 import { coerceValue, toolArguments } from "../src/internal/coerce.js"
 import { mcpLevelOf } from "../src/internal/session.js"
-import { json, visible } from "../src/internal/sanitize.js"
+import { bounded, DEEPER, json, visible } from "../src/internal/sanitize.js"
 import { splitCommand } from "../src/internal/shell.js"
+import { fitWidths, table, wrap } from "../src/internal/render.js"
 
 describe("splitCommand", () => {
   it("whitespace, quotes and escapes", () => {
@@ -97,5 +98,47 @@ describe("server strings on the terminal", () => {
     const text = json(value, 2)
     assert.notMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/)
     assert.deepStrictEqual(JSON.parse(text), value)
+  })
+})
+
+describe("bounded: a server's value to a bounded depth (issue 28 item 12)", () => {
+  it("a value within the bound is the value itself; a deeper one is cut, its keys in order, __proto__ an own key", () => {
+    const shallow = { a: [1, { b: "c" }] }
+    assert.strictEqual(bounded(shallow), shallow)
+    const cut = bounded(JSON.parse("{\"z\":1,\"__proto__\":{\"x\":[[[1]]]},\"a\":2}"), 3)
+    assert.deepStrictEqual(Object.keys(cut as object), ["z", "__proto__", "a"])
+    assert.strictEqual(JSON.stringify(cut), `{"z":1,"__proto__":{"x":[${JSON.stringify(DEEPER)}]},"a":2}`)
+    assert.strictEqual(Object.getPrototypeOf(cut), Object.prototype)
+    // 100,000 deep: no stack overflow, and the JSON shown parses.
+    const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
+    assert.isTrue(JSON.parse(json(deep)).flat(70).includes(DEEPER))
+  })
+})
+
+describe("tables fitted to a width (issue 28 item 3)", () => {
+  it("wrap: at spaces and after commas, a long word cut, three lines at most with …", () => {
+    assert.deepStrictEqual(wrap("Echoes back the input string", 12), ["Echoes back", "the input", "string"])
+    assert.deepStrictEqual(wrap("read-only,idempotent,closed-world", 21), ["read-only,idempotent,", "closed-world"])
+    assert.deepStrictEqual(wrap("a: string, b?: number", 12), ["a: string,", "b?: number"])
+    assert.deepStrictEqual(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"])
+    assert.deepStrictEqual(wrap("one two three four five six", 5), ["one", "two", "thre…"])
+  })
+
+  it("fitWidths: within the width the natural widths; else the first keeps up to a third, the widest shrink", () => {
+    assert.deepStrictEqual(fitWidths([4, 10, 20], [4, 10, 11], 100), [4, 10, 20])
+    const fitted = fitWidths([30, 74, 37, 300], [4, 10, 11, 11], 110)
+    assert.strictEqual(fitted[0], 30)
+    assert.isAtMost(fitted.reduce((sum, w) => sum + w, 0) + 2 * 3, 110)
+    assert.isAtLeast(Math.min(...fitted), 10)
+  })
+
+  it("table: every line within the width, each cell wrapped in its column; wide: one line per row", () => {
+    const rows = [["echo", "message: string", "Echoes back the input string, and says nothing else at all"]]
+    const fitted = table(["NAME", "PARAMETERS", "DESCRIPTION"], rows, { columns: 40 }).split("\n")
+    for (const line of fitted) assert.isAtMost([...line].length, 40, line)
+    assert.isAbove(fitted.length, 3)
+    const wide = table(["NAME", "PARAMETERS", "DESCRIPTION"], rows, { columns: 40, wide: true }).split("\n")
+    assert.strictEqual(wide.length, 3)
+    assert.match(wide[2] ?? "", /^echo {2}message: string {2}Echoes back the input string, and says nothing else at all$/)
   })
 })

@@ -203,13 +203,58 @@ export class InputFulfiller extends Context.Service<InputFulfiller, Service>()("
 
 /**
  * Check an elicitation form answer against the request's `requestedSchema` (the flat, primitive-only schema
- * the spec allows). Returns the problems found; empty means valid.
+ * the spec allows). Returns the problems found; empty means valid. `pattern`s are not checked here (they need
+ * the RE2 engine, loaded on demand): `checkElicitContent` checks every rule.
  *
  * @since 0.1.0
  * @category validation
  */
 export const validateElicitContent: (requestedSchema: unknown, content: unknown) => ReadonlyArray<string> =
   internal.validateElicitContent
+
+/**
+ * One way an answer breaks a form's schema: the field, the rule as the schema wrote it (`format: email`,
+ * `minLength: 2`, `pattern: ^[A-Z]+$`, `required`) and what is wrong (`is not an email address`).
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export type ElicitProblem = internal.ElicitProblem
+
+/**
+ * A problem as one line: `"email" is not an email address (format: email)`.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const describeProblem: (problem: ElicitProblem) => string = internal.describeProblem
+
+/**
+ * Every rule of the request's `requestedSchema` an answer breaks: required fields, types, enums, lengths,
+ * ranges, formats (`email`, `uri`, `date`, `date-time`) and `pattern`s. A server's pattern runs on RE2 (linear
+ * time: no pattern freezes the client); one RE2 does not take (lookaround, backreferences) is not applied.
+ * The fulfiller declines an answer that breaks a rule (with a warning naming each field and rule).
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const checkElicitContent: (
+  requestedSchema: unknown,
+  content: unknown
+) => Effect.Effect<ReadonlyArray<ElicitProblem>> = internal.checkElicitContent
+
+/**
+ * One field's answer against its property's schema (as `checkElicitContent`): for a form that asks field by
+ * field and asks again when an answer breaks a rule.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const checkElicitField: (
+  field: string,
+  schema: JsonObject,
+  value: unknown
+) => Effect.Effect<ReadonlyArray<ElicitProblem>> = internal.checkElicitField
 
 /**
  * Build the fulfiller for a set of hooks. Every refusal and every bad hook answer is reported as a diagnostic.

@@ -59,6 +59,32 @@ import type * as McpTransport from "./McpTransport.js"
 import * as ResultCache from "./ResultCache.js"
 
 // -----------------------------------------------------------------------------
+// Results
+// -----------------------------------------------------------------------------
+
+/**
+ * The types the client's calls give, named here where a caller looks first (`McpClient.CallToolResult`);
+ * they are `McpSchema`'s types, which also has their schemas.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type {
+  CallToolResult,
+  CompleteResult,
+  ContentBlock,
+  GetPromptResult,
+  Implementation,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool
+} from "./McpSchema.js"
+
+// -----------------------------------------------------------------------------
 // Options
 // -----------------------------------------------------------------------------
 
@@ -249,6 +275,9 @@ export interface ListOptions extends CallOptions {
 export interface StdioClientOptions extends ClientOptions, McpTransport.StdioOptions {}
 
 /**
+ * The package's version (read from its `package.json`, the one source), sent as `clientInfo.version` unless
+ * `clientVersion` says otherwise.
+ *
  * @since 0.1.0
  * @category constants
  */

@@ -129,6 +129,24 @@ export * as LlmProviders from "./LlmProviders.js"
  * @since 0.2.0
  */
 export type { PromiseCallOptions, PromiseClient } from "./McpPromise.js"
+/**
+ * The types `callTool`, `listTools`, `readResource`, `getPrompt` (and the other lists) give, at the top level
+ * where a caller looks first; `McpSchema` has them too, with their schemas.
+ *
+ * @since 0.2.0
+ */
+export type {
+  CallToolResult,
+  CompleteResult,
+  ContentBlock,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  Tool
+} from "./McpSchema.js"
 export type { PromiseBridge, PromiseRegistry } from "./LlmPromise.js"
 export type { ErrorKind, FunctionTool, ToolCall, ToolResult } from "./LlmBridge.js"
 

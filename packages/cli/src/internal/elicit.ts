@@ -1,12 +1,14 @@
 /**
  * An elicitation form answered in the terminal: one prompt per property of the requested schema (text,
- * number, boolean, enum), with the schema's defaults. Quitting a prompt (Ctrl-C, Esc) cancels the
- * elicitation; unless stdin and stdout are a terminal it is declined. What the server wrote (titles,
+ * number, boolean, enum), with the schema's defaults. An answer that breaks a rule of its field (format, length,
+ * range, pattern: the library's `checkElicitField`, patterns on RE2) is refused at the prompt with the rule, and
+ * asked again; a form that still breaks the schema is declined with a line naming each field and rule. Quitting
+ * a prompt (Ctrl-C, Esc) cancels the elicitation; unless stdin and stdout are a terminal it is declined. What the server wrote (titles,
  * descriptions, choices, defaults) is shown with its controls made visible. A URL-mode elicitation goes to
  * `urlElicit.ts`.
  */
 import * as Prompt from "effect/cli/Prompt"
-import type { InputFulfiller } from "@mcp-effect/client"
+import { InputFulfiller } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import { visible } from "./sanitize.js"
 import * as urlElicit from "./urlElicit.js"
@@ -42,7 +44,17 @@ const choicesOf = (schema: Json): ReadonlyArray<{ readonly title: string; readon
   return undefined
 }
 
-const numberPrompt = (message: string, schema: Json, integer: boolean, required: boolean) =>
+/** What the prompt says of an answer that breaks its field's rules (the rule as the server wrote it, made visible). */
+const refusal = (problems: ReadonlyArray<InputFulfiller.ElicitProblem>) =>
+  problems.map((problem) => visible(`${problem.message} (${problem.rule})`)).join("; ")
+
+/** The typed text, if the field's schema takes it as `value`; else why not (the prompt asks again). */
+const checked = (name: string, schema: Json, text: string, value: unknown): Effect.Effect<string, string> =>
+  InputFulfiller.checkElicitField(name, schema, value).pipe(
+    Effect.flatMap((problems) => problems.length === 0 ? Effect.succeed(text) : Effect.fail(refusal(problems)))
+  )
+
+const numberPrompt = (name: string, message: string, schema: Json, integer: boolean, required: boolean) =>
   Prompt.String({
     message,
     ...(typeof schema["default"] === "number" ? { default: String(schema["default"]) } : {}),
@@ -51,9 +63,7 @@ const numberPrompt = (message: string, schema: Json, integer: boolean, required:
       const n = Number(value)
       if (value.trim() === "" || !Number.isFinite(n)) return Effect.fail("a number, please")
       if (integer && !Number.isInteger(n)) return Effect.fail("a whole number, please")
-      if (typeof schema["minimum"] === "number" && n < schema["minimum"]) return Effect.fail(`at least ${schema["minimum"]}`)
-      if (typeof schema["maximum"] === "number" && n > schema["maximum"]) return Effect.fail(`at most ${schema["maximum"]}`)
-      return Effect.succeed(value)
+      return checked(name, schema, value, n)
     }
   }).pipe(Prompt.map((value): Answer | undefined => (value.trim() === "" ? undefined : Number(value))))
 
@@ -83,13 +93,15 @@ const promptFor = (name: string, schema: Json, required: boolean): Prompt.Prompt
       return Prompt.Confirm({ message, initial: schema["default"] === true })
     case "number":
     case "integer":
-      return numberPrompt(message, schema, schema["type"] === "integer", required)
+      return numberPrompt(name, message, schema, schema["type"] === "integer", required)
     default:
       return Prompt.String({
         message,
         ...(typeof schema["default"] === "string" ? { default: visible(schema["default"]) } : {}),
-        validate: (value) =>
-          required && value === "" ? Effect.fail("an answer is required") : Effect.succeed(value)
+        validate: (value) => {
+          if (value === "") return required ? Effect.fail("an answer is required") : Effect.succeed(value)
+          return checked(name, schema, value, value)
+        }
       }).pipe(Prompt.map((value): Answer | undefined => (value === "" && !required ? undefined : value)))
   }
 }
@@ -116,6 +128,12 @@ export const hook = (interaction: urlElicit.Interaction): NonNullable<InputFulfi
     for (const [name, property] of Object.entries(properties)) {
       const answer = yield* Prompt.run(promptFor(name, isObject(property) ? property : {}, required.includes(name)))
       if (answer !== undefined) content[name] = answer
+    }
+    // What no prompt can ask again (a choice the schema's own type refuses): declined, and said why.
+    const problems = yield* InputFulfiller.checkElicitContent(schema, content)
+    if (problems.length > 0) {
+      status.line(`mcp-effect: declined the server's question: ${visible(problems.map(InputFulfiller.describeProblem).join("; "))}`)
+      return { action: "decline" } satisfies InputFulfiller.ElicitResult
     }
     return { action: "accept", content } satisfies InputFulfiller.ElicitResult
   }).pipe(

@@ -27,5 +27,60 @@ export const visible = (text: string): string =>
  */
 export const jsonText = (json: string): string => json.replace(RAW_IN_JSON, (c) => `\\u${hex(c, 4)}`)
 
-/** A value as JSON for the terminal (`JSON.stringify` with `jsonText`). */
-export const json = (value: unknown, indent?: number): string => jsonText(JSON.stringify(value, null, indent) ?? "null")
+/**
+ * How deep a server's value is shown. A result or a schema nested deeper (a hostile server's 100,000 levels)
+ * would overflow the stack of `JSON.stringify` and of every walk over it: below this depth it is cut.
+ */
+export const MAX_DEPTH = 64
+
+/** What stands where a value was cut (a string, so the JSON shown stays valid JSON). */
+export const DEEPER = `… nested deeper than ${MAX_DEPTH} levels`
+
+const isContainer = (value: unknown): value is object => typeof value === "object" && value !== null
+
+/** Whether a value nests deeper than `maxDepth`: walked with a stack of its own, stopping at the first. */
+const deeperThan = (value: unknown, maxDepth: number): boolean => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (!isContainer(top.value)) continue
+    if (top.depth >= maxDepth) return true
+    for (const child of Object.values(top.value)) stack.push({ value: child, depth: top.depth + 1 })
+  }
+  return false
+}
+
+const define = (target: object, key: string | number, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+
+/**
+ * The value as it is, or (when it nests deeper than `maxDepth`) a copy whose parts below that depth are
+ * `DEEPER`; the copy is built with a stack of its own, not by recursion.
+ */
+export const bounded = (value: unknown, maxDepth: number = MAX_DEPTH): unknown => {
+  if (!deeperThan(value, maxDepth)) return value
+  const root: { value?: unknown } = {}
+  const stack: Array<{ readonly value: unknown; readonly depth: number; readonly into: object; readonly key: string | number }> = [
+    { value, depth: 0, into: root, key: "value" }
+  ]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { depth, into, key } = top
+    if (!isContainer(top.value)) {
+      define(into, key, top.value)
+    } else if (depth >= maxDepth) {
+      define(into, key, DEEPER)
+    } else {
+      const copy: object = Array.isArray(top.value) ? [] : {}
+      define(into, key, copy)
+      for (const [childKey, child] of Object.entries(top.value)) {
+        // The keys in their order now; each value when its turn comes.
+        define(copy, childKey, undefined)
+        stack.push({ value: child, depth: depth + 1, into: copy, key: childKey })
+      }
+    }
+  }
+  return root.value
+}
+
+/** A value as JSON for the terminal (`JSON.stringify` with `jsonText`), to a bounded depth (`bounded`). */
+export const json = (value: unknown, indent?: number): string =>
+  jsonText(JSON.stringify(bounded(value), null, indent) ?? "null")

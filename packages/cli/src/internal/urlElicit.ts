@@ -10,7 +10,7 @@ import * as Prompt from "effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { openBrowser } from "./browser.js"
+import { launchBrowser } from "./browser.js"
 import type { Completions } from "./completions.js"
 import type { StatusLine, StyledPart } from "./status.js"
 
@@ -90,16 +90,31 @@ export const show = (status: StatusLine, elicitation: UrlElicitation): URL | und
   return url
 }
 
+/**
+ * Open the link: `accept` once the browser started (or, with `BROWSER=none`, for the user to open by hand);
+ * `cancel` when it could not start (a link too long to hand to it, no such program): the user never got
+ * there, so the server is not told they did.
+ */
+const open = (status: StatusLine, url: URL): Effect.Effect<Action> =>
+  Effect.map(launchBrowser(url), (launch): Action => {
+    switch (launch._tag) {
+      case "Started":
+        return "accept"
+      case "NoBrowser":
+        status.line("mcp-effect: no browser is started (BROWSER=none): open the link above yourself")
+        return "accept"
+      case "Failed":
+        status.line(`mcp-effect: could not start the browser (${launch.reason}): answered cancel`)
+        return "cancel"
+    }
+  })
+
 /** Ask at the terminal; yes opens the link. Quitting the prompt (Ctrl-C, Esc) cancels. */
-export const consent = (terminal: Context.Context<Prompt.Environment>, url: URL): Effect.Effect<Action> =>
+export const consent = (terminal: Context.Context<Prompt.Environment>, status: StatusLine, url: URL): Effect.Effect<Action> =>
   Prompt.run(Prompt.Confirm({ message: "Open it in your browser?", initial: false })).pipe(
-    Effect.map((yes): Action => {
-      if (!yes) return "decline"
-      openBrowser(url)
-      return "accept"
-    }),
-    Effect.catchTag("QuitError", () => Effect.succeed<Action>("cancel")),
-    Effect.provide(terminal)
+    Effect.catchTag("QuitError", () => Effect.succeed(undefined)),
+    Effect.provide(terminal),
+    Effect.flatMap((yes) => yes === undefined ? Effect.succeed<Action>("cancel") : yes ? open(status, url) : Effect.succeed<Action>("decline"))
   )
 
 /**
@@ -115,7 +130,7 @@ export const answer = (interaction: Interaction, elicitation: UrlElicitation): E
       status.line("mcp-effect: not opened and declined: not at a terminal, so nobody could agree to open it")
       return "decline"
     }
-    const action = yield* consent(terminal, url)
+    const action = yield* consent(terminal, status, url)
     if (action === "accept" && elicitation.elicitationId !== undefined) {
       yield* completions.expect(elicitation.elicitationId)
       status.note(WAITING)

@@ -87,7 +87,7 @@ const offer = (interaction: urlElicit.Interaction, required: ReadonlyArray<Requi
       if (url === undefined) return false
       if (interaction.terminal === undefined) {
         interaction.status.line("mcp-effect: not opened (not at a terminal): open it yourself")
-      } else if ((yield* urlElicit.consent(interaction.terminal, url)) !== "accept") {
+      } else if ((yield* urlElicit.consent(interaction.terminal, interaction.status, url)) !== "accept") {
         return false
       }
     }

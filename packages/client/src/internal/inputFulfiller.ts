@@ -90,26 +90,117 @@ const decodeElicitResult = decodeWire(ElicitResultSchema)
 const decodeCreateMessageResult = decodeWire(CreateMessageResultSchema)
 const decodeListRootsResult = decodeWire(ListRootsResultSchema)
 
-/** @internal */
-export const validateElicitContent = (requestedSchema: unknown, content: unknown): ReadonlyArray<string> => {
-  const problems: Array<string> = []
+/**
+ * One way an answer to an elicitation form breaks the request's `requestedSchema`: the field, the rule (as the
+ * schema wrote it: `format: email`, `minLength: 2`, `pattern: ^[A-Z]+$`) and what is wrong.
+ *
+ * @internal
+ */
+export interface ElicitProblem {
+  readonly field: string
+  readonly rule: string
+  readonly message: string
+}
+
+/** `"email" is not an email address (format: email)`. @internal */
+export const describeProblem = (problem: ElicitProblem): string =>
+  `"${problem.field}" ${problem.message} (${problem.rule})`
+
+/** Whether a `pattern` matches (searched for, as JSON Schema says), or `undefined` when it cannot be run. */
+type Matcher = (pattern: string, value: string) => boolean | undefined
+
+/** Patterns longer than this are not compiled (RE2 compiles in time and memory of the pattern's length). */
+const MAX_PATTERN_LENGTH = 4096
+/** Compiled patterns kept; the cache is emptied when it is full. */
+const MAX_PATTERNS = 128
+
+type Compiled = { readonly test: (input: string) => boolean } | "unusable"
+
+const noPatterns: Matcher = () => undefined
+
+/** The matcher of `re2js`: each pattern compiled once (a bounded cache); one RE2 does not take is `unusable`. */
+const re2Matcher = (RE2JS: typeof import("re2js").RE2JS): Matcher => {
+  const compiled = new Map<string, Compiled>()
+  const compile = (pattern: string): Compiled => {
+    if (pattern.length > MAX_PATTERN_LENGTH) return "unusable"
+    try {
+      return RE2JS.compile(RE2JS.translateRegExp(pattern))
+    } catch {
+      return "unusable"
+    }
+  }
+  return (pattern, value) => {
+    let engine = compiled.get(pattern)
+    if (engine === undefined) {
+      if (compiled.size >= MAX_PATTERNS) compiled.clear()
+      engine = compile(pattern)
+      compiled.set(pattern, engine)
+    }
+    return engine === "unusable" ? undefined : engine.test(value)
+  }
+}
+
+/**
+ * A server's patterns run on RE2 (`re2js`: linear time, no backtracking, as for `outputSchema`), loaded the
+ * first time a form has a pattern. A pattern RE2 does not take (lookaround, backreferences), or every pattern
+ * if `re2js` cannot be loaded, is not applied: the server, which wrote it, still checks the answer.
+ */
+let loaded: Promise<Matcher> | undefined
+const loadMatcher: Effect.Effect<Matcher> = Effect.promise(() =>
+  loaded ??= import("re2js").then(({ RE2JS }) => re2Matcher(RE2JS), () => noPatterns)
+)
+
+const hasPattern = (schema: unknown): boolean => isRecord(schema) && typeof schema["pattern"] === "string"
+
+const matcherFor = (schemas: ReadonlyArray<unknown>): Effect.Effect<Matcher> =>
+  schemas.some(hasPattern) ? loadMatcher : Effect.succeed(noPatterns)
+
+const problemsOf = (
+  requestedSchema: unknown,
+  content: unknown,
+  matches: Matcher
+): ReadonlyArray<ElicitProblem> => {
+  const problems: Array<ElicitProblem> = []
   if (!isRecord(requestedSchema)) return problems
   const properties = isRecord(requestedSchema["properties"]) ? requestedSchema["properties"] : {}
   const required = Array.isArray(requestedSchema["required"]) ? requestedSchema["required"] : []
   const answer = isRecord(content) ? content : {}
   for (const key of required) {
-    if (typeof key === "string" && !(key in answer)) problems.push(`"${key}" is required`)
+    if (typeof key === "string" && !(key in answer)) problems.push({ field: key, rule: "required", message: "is required" })
   }
   for (const [key, value] of Object.entries(answer)) {
     const property = properties[key]
     if (!isRecord(property)) {
-      problems.push(`"${key}" is not in the requested schema`)
+      problems.push({ field: key, rule: "properties", message: "is not in the requested schema" })
       continue
     }
-    problems.push(...checkPrimitive(key, property, value))
+    problems.push(...fieldProblems(key, property, value, matches))
   }
   return problems
 }
+
+/**
+ * Check an elicitation form answer against the request's `requestedSchema`, without its `pattern`s (see
+ * `checkElicitContent`). @internal
+ */
+export const validateElicitContent = (requestedSchema: unknown, content: unknown): ReadonlyArray<string> =>
+  problemsOf(requestedSchema, content, noPatterns).map(describeProblem)
+
+/** Every rule of the requested schema, `pattern`s included (on RE2). @internal */
+export const checkElicitContent = (requestedSchema: unknown, content: unknown): Effect.Effect<ReadonlyArray<ElicitProblem>> => {
+  const properties = isRecord(requestedSchema) && isRecord(requestedSchema["properties"])
+    ? Object.values(requestedSchema["properties"])
+    : []
+  return Effect.map(matcherFor(properties), (matches) => problemsOf(requestedSchema, content, matches))
+}
+
+/** One field's answer against its property's schema, `pattern` included (on RE2). @internal */
+export const checkElicitField = (
+  field: string,
+  schema: JsonObject,
+  value: unknown
+): Effect.Effect<ReadonlyArray<ElicitProblem>> =>
+  Effect.map(matcherFor([schema]), (matches) => fieldProblems(field, schema, value, matches))
 
 const allowedValues = (schema: JsonObject): ReadonlyArray<unknown> | undefined => {
   if (Array.isArray(schema["enum"])) return schema["enum"]
@@ -120,54 +211,99 @@ const allowedValues = (schema: JsonObject): ReadonlyArray<unknown> | undefined =
   return undefined
 }
 
-const checkPrimitive = (key: string, schema: JsonObject, value: unknown): ReadonlyArray<string> => {
-  const type = schema["type"]
-  const num = (k: string) => typeof schema[k] === "number" ? schema[k] : undefined
-  switch (type) {
-    case "string": {
-      if (typeof value !== "string") return [`"${key}" must be a string`]
-      const problems: Array<string> = []
-      const allowed = allowedValues(schema)
-      if (allowed !== undefined && !allowed.includes(value)) problems.push(`"${key}" must be one of the listed values`)
-      const min = num("minLength")
-      const max = num("maxLength")
-      if (min !== undefined && value.length < min) problems.push(`"${key}" is shorter than ${min}`)
-      if (max !== undefined && value.length > max) problems.push(`"${key}" is longer than ${max}`)
-      const format = schema["format"]
-      if (format === "email" && !/^[^@\s]+@[^@\s]+$/.test(value)) problems.push(`"${key}" is not an email address`)
-      if (format === "uri" && !URL.canParse(value)) problems.push(`"${key}" is not a URI`)
-      if ((format === "date" || format === "date-time") && Number.isNaN(Date.parse(value))) {
-        problems.push(`"${key}" is not a ${format}`)
-      }
-      return problems
-    }
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+const EMAIL = /^[^@\s]+@[^@\s]+$/
+
+/** A calendar date (`2026-02-28`; not `2026-02-30`), as RFC 3339 `full-date`. */
+const isDate = (value: string): boolean => {
+  const parts = DATE.exec(value)
+  if (parts === null) return false
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/** RFC 3339 `date-time`: a date, a time of day, an offset. */
+const isDateTime = (value: string): boolean => {
+  const parts = DATE_TIME.exec(value)
+  if (parts === null || !isDate(parts[1] ?? "")) return false
+  const [hour, minute, second] = [Number(parts[2]), Number(parts[3]), Number(parts[4])]
+  const offsetOk = parts[5] === undefined || (Number(parts[5]) < 24 && Number(parts[6]) < 60)
+  return hour < 24 && minute < 60 && second <= 60 && offsetOk
+}
+
+const FORMATS: Readonly<Record<string, { readonly test: (value: string) => boolean; readonly message: string }>> = {
+  email: { test: (value) => EMAIL.test(value), message: "is not an email address" },
+  uri: { test: (value) => URL.canParse(value), message: "is not a URI" },
+  date: { test: isDate, message: "is not a date (YYYY-MM-DD)" },
+  "date-time": { test: isDateTime, message: "is not a date and time (YYYY-MM-DDThh:mm:ssZ)" }
+}
+
+const stringProblems = (field: string, schema: JsonObject, value: string, matches: Matcher): ReadonlyArray<ElicitProblem> => {
+  const problems: Array<ElicitProblem> = []
+  const problem = (rule: string, message: string) => problems.push({ field, rule, message })
+  const allowed = allowedValues(schema)
+  if (allowed !== undefined && !allowed.includes(value)) problem("enum", "must be one of the listed values")
+  const min = schema["minLength"]
+  const max = schema["maxLength"]
+  const length = [...value].length
+  if (typeof min === "number" && length < min) problem(`minLength: ${min}`, `is shorter than ${min}`)
+  if (typeof max === "number" && length > max) problem(`maxLength: ${max}`, `is longer than ${max}`)
+  const format = typeof schema["format"] === "string" ? FORMATS[schema["format"]] : undefined
+  if (format !== undefined && !format.test(value)) problem(`format: ${String(schema["format"])}`, format.message)
+  const pattern = schema["pattern"]
+  if (typeof pattern === "string" && matches(pattern, value) === false) {
+    problem(`pattern: ${pattern}`, "does not match the pattern")
+  }
+  return problems
+}
+
+const numberProblems = (field: string, schema: JsonObject, value: unknown): ReadonlyArray<ElicitProblem> => {
+  if (typeof value !== "number" || !Number.isFinite(value)) return [{ field, rule: "type: number", message: "must be a number" }]
+  if (schema["type"] === "integer" && !Number.isInteger(value)) {
+    return [{ field, rule: "type: integer", message: "must be a whole number" }]
+  }
+  const min = schema["minimum"]
+  const max = schema["maximum"]
+  if (typeof min === "number" && value < min) return [{ field, rule: `minimum: ${min}`, message: `is below ${min}` }]
+  if (typeof max === "number" && value > max) return [{ field, rule: `maximum: ${max}`, message: `is above ${max}` }]
+  return []
+}
+
+const arrayProblems = (field: string, schema: JsonObject, value: unknown): ReadonlyArray<ElicitProblem> => {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    return [{ field, rule: "type: array", message: "must be an array of strings" }]
+  }
+  const problems: Array<ElicitProblem> = []
+  const items = isRecord(schema["items"]) ? allowedValues(schema["items"]) : undefined
+  if (items !== undefined && !value.every((v) => items.includes(v))) {
+    problems.push({ field, rule: "items", message: "has a value that is not listed" })
+  }
+  const min = schema["minItems"]
+  const max = schema["maxItems"]
+  if (typeof min === "number" && value.length < min) {
+    problems.push({ field, rule: `minItems: ${min}`, message: `has fewer than ${min} items` })
+  }
+  if (typeof max === "number" && value.length > max) {
+    problems.push({ field, rule: `maxItems: ${max}`, message: `has more than ${max} items` })
+  }
+  return problems
+}
+
+const fieldProblems = (field: string, schema: JsonObject, value: unknown, matches: Matcher): ReadonlyArray<ElicitProblem> => {
+  switch (schema["type"]) {
+    case "string":
+      return typeof value === "string"
+        ? stringProblems(field, schema, value, matches)
+        : [{ field, rule: "type: string", message: "must be a string" }]
     case "number":
-    case "integer": {
-      if (typeof value !== "number" || !Number.isFinite(value)) return [`"${key}" must be a number`]
-      if (type === "integer" && !Number.isInteger(value)) return [`"${key}" must be an integer`]
-      const min = num("minimum")
-      const max = num("maximum")
-      if (min !== undefined && value < min) return [`"${key}" is below ${min}`]
-      if (max !== undefined && value > max) return [`"${key}" is above ${max}`]
-      return []
-    }
+    case "integer":
+      return numberProblems(field, schema, value)
     case "boolean":
-      return typeof value === "boolean" ? [] : [`"${key}" must be a boolean`]
-    case "array": {
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-        return [`"${key}" must be an array of strings`]
-      }
-      const items = isRecord(schema["items"]) ? allowedValues(schema["items"]) : undefined
-      const problems: Array<string> = []
-      if (items !== undefined && !value.every((v) => items.includes(v))) {
-        problems.push(`"${key}" has a value that is not listed`)
-      }
-      const min = num("minItems")
-      const max = num("maxItems")
-      if (min !== undefined && value.length < min) problems.push(`"${key}" has fewer than ${min} items`)
-      if (max !== undefined && value.length > max) problems.push(`"${key}" has more than ${max} items`)
-      return problems
-    }
+      return typeof value === "boolean" ? [] : [{ field, rule: "type: boolean", message: "must be a boolean" }]
+    case "array":
+      return arrayProblems(field, schema, value)
     default:
       return []
   }
@@ -235,13 +371,21 @@ export const make = (hooks: InputHooks): Service => {
             const { content: _, ...rest } = result
             return Effect.succeed(rest)
           }
-          const problems = validateElicitContent(params["requestedSchema"], result.content ?? {})
-          return problems.length === 0
-            ? Effect.succeed(result)
-            : Effect.fail(`the answer does not match requestedSchema: ${problems.join("; ")}`)
+          return checkElicitContent(params["requestedSchema"], result.content ?? {}).pipe(
+            Effect.flatMap((problems) =>
+              problems.length === 0
+                ? Effect.succeed(result)
+                : Effect.fail(`the answer does not match requestedSchema: ${problems.map(describeProblem).join("; ")}`)
+            )
+          )
         }),
+        // Every answer turned into a decline is said where it is seen (each field and rule it breaks): the
+        // server is told no more than "decline".
         Effect.catch((e) =>
-          onDiagnostic(McpDiagnostic.HookFailed({ hook: "onElicit", reason: describe(e) })).pipe(Effect.as(decline))
+          Effect.logWarning(`mcp: elicitation declined: ${describe(e)}`).pipe(
+            Effect.andThen(onDiagnostic(McpDiagnostic.HookFailed({ hook: "onElicit", reason: describe(e) }))),
+            Effect.as(decline)
+          )
         )
       )
     }

@@ -1,6 +1,7 @@
 /**
  * What every part of one client shares: its options read once, its services, its hubs.
  */
+import packageJson from "../../../package.json" with { type: "json" }
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -16,8 +17,8 @@ import * as ResultCache from "../../ResultCache.js"
 import { EXTENSION_ID as SKILLS_EXTENSION } from "../skills/entry.js"
 import * as Telemetry from "../telemetry.js"
 
-/** @internal */
-export const CLIENT_VERSION = "0.1.0"
+/** The package's version (its `package.json`, the one source), told to servers in `clientInfo`. @internal */
+export const CLIENT_VERSION: string = packageJson.version
 
 /** @internal */
 export interface ClientContext {

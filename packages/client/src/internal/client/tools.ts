@@ -5,10 +5,22 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { CallOptions, ListOptions } from "../../McpClient.js"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
 import { type McpClientError, McpInvalidResponseError } from "../../McpError.js"
-import { type CallToolResult, ErrorCode, type JsonObject, ListToolsResult, type Tool } from "../../McpSchema.js"
+import {
+  CacheScope,
+  type CallToolResult,
+  decodeWire,
+  ErrorCode,
+  isRecord,
+  type JsonObject,
+  Meta,
+  OpenStruct,
+  Tool
+} from "../../McpSchema.js"
 import * as mcpHeaders from "../mcpHeaders.js"
 import * as outputSchema from "../outputSchema.js"
 import * as Tasks from "../tasks.js"
@@ -29,6 +41,31 @@ export interface Tools {
     options: CallOptions | undefined
   ) => Effect.Effect<CallToolResult, McpClientError>
 }
+
+/**
+ * A page of `tools/list` whose tools are decoded one by one (`toolsOf`): one malformed tool is left out and
+ * reported, it does not fail the listing of the others.
+ */
+const ToolsPage = OpenStruct({
+  nextCursor: Schema.optional(Schema.String),
+  ttlMs: Schema.optional(Schema.Number),
+  cacheScope: Schema.optional(CacheScope),
+  _meta: Meta,
+  tools: Schema.Array(Schema.Unknown)
+})
+
+const decodeTool = decodeWire(Tool)
+
+/** A server's text in a diagnostic is cut to this many characters (a name or a reason may be megabytes). */
+const MAX_TEXT = 300
+
+/** Cut never between the two halves of a surrogate pair. */
+const shortened = (text: string): string =>
+  text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1).replace(/[\uD800-\uDBFF]$/, "")}…`
+
+/** What is said of a malformed tool: its name when it has one, else its place in the listing. */
+const nameOf = (raw: unknown, index: number): string =>
+  isRecord(raw) && typeof raw["name"] === "string" ? shortened(raw["name"]) : `#${index} of tools/list`
 
 /** Modern Streamable HTTP must mirror `x-mcp-header` arguments into headers and hide tools that misuse it. */
 const mirrorsHeaders = (current: Session) =>
@@ -82,9 +119,28 @@ export const make = (
       return valid as ReadonlyArray<Tool>
     })
 
+  /** The tools that decode; each one that does not is logged and reported as `InvalidTool`. */
+  const toolsOf = (raws: ReadonlyArray<unknown>) =>
+    Effect.gen(function*() {
+      const tools: Array<Tool> = []
+      for (const [index, raw] of raws.entries()) {
+        const decoded = yield* Effect.result(decodeTool(raw))
+        if (Result.isSuccess(decoded)) {
+          tools.push(decoded.success)
+          continue
+        }
+        const name = nameOf(raw, index)
+        const reason = shortened(`not a valid tool: ${decoded.failure.message.replace(/\s+/g, " ")}`)
+        yield* Effect.logWarning(`MCP tool ${name} left out: ${reason}`)
+        yield* context.report(McpDiagnostic.InvalidTool({ name, reason }))
+      }
+      return tools as ReadonlyArray<Tool>
+    })
+
   const listTools = (listOptions: ListOptions | undefined) =>
     Effect.flatMap(session, (current) =>
-      pagination.listAll("tools/list", ListToolsResult, (page) => page.tools, listOptions).pipe(
+      pagination.listAll("tools/list", ToolsPage, (page) => page.tools, listOptions).pipe(
+        Effect.flatMap(toolsOf),
         Effect.tap((tools) => Effect.sync(() => remember(tools))),
         Effect.flatMap((tools) => mirrorsHeaders(current) ? keepValid(tools) : Effect.succeed(tools))
       ))
