@@ -1,0 +1,194 @@
+/**
+ * The fleet's token store and connection when Redis misbehaves, on a real `redis-server` of the test's own
+ * (`fixtures/fleetRedis.ts`): paused with SIGSTOP (it accepts connections and commands, answers nothing until
+ * SIGCONT) and restarted on the same port (its data lost: no persistence). Two stores on two connections
+ * stand for two workers. Without a `redis-server` these tests are skipped, with a line saying so.
+ */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redis from "effect/persistence/Redis"
+import * as Scope from "effect/Scope"
+import { randomBytes } from "node:crypto"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import * as McpAuth from "../src/McpAuth.js"
+import * as McpFleet from "../src/McpFleet.js"
+import { type FleetRedis, startFleetRedis } from "./fixtures/fleetRedis.js"
+import { redisServerPath } from "./fixtures/redisServer.js"
+
+const haveRedis = redisServerPath() !== undefined
+if (!haveRedis) console.log("McpFleet fault tests skipped: no redis-server on this machine (.ci/run installs it)")
+
+const KEY = randomBytes(32).toString("base64")
+
+let redis: FleetRedis | undefined
+beforeAll(async () => {
+  if (haveRedis) redis = await startFleetRedis()
+})
+afterAll(async () => {
+  await redis?.stop()
+})
+
+const server = (): FleetRedis => {
+  if (redis === undefined) throw new Error("no redis")
+  return redis
+}
+
+const after = (ms: number, f: () => unknown) => void setTimeout(() => void f(), ms)
+
+/** One worker's token store on a connection of its own, in a scope the test closes. */
+const worker = async (options: Partial<McpFleet.TokenStoreOptions> = {}) => {
+  const scope = await Effect.runPromise(Scope.make())
+  const layer = McpFleet.layerTokenStore({ subject: "user-1", key: KEY, prefix: "faults", timeout: 300, ...options }).pipe(
+    Layer.provideMerge(NodeRedis.layer({ url: server().url }))
+  )
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, McpAuth.TokenStore | Redis.Redis>) =>
+    Effect.runPromise(Effect.provide(effect, context))
+  const store = Context.get(context, McpAuth.TokenStore)
+  const exclusive = store.exclusive
+  if (exclusive === undefined) throw new Error("the fleet store has no lock")
+  return { run, store, exclusive, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const entry = (server: string, accessToken: string): McpAuth.StoredEntry => ({
+  server,
+  issuer: "https://as.example",
+  tokens: { accessToken, tokenType: "bearer", refreshToken: `refresh-${accessToken}`, issuedAt: Date.now() }
+})
+
+/** Counts how many holders run at once. */
+const overlap = () => {
+  let running = 0
+  let most = 0
+  return {
+    hold: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          running++
+          most = Math.max(most, running)
+        }),
+        () => effect,
+        () => Effect.sync(() => void running--)
+      ),
+    most: () => most
+  }
+}
+
+const lockKeys = (w: { readonly run: Awaited<ReturnType<typeof worker>>["run"] }) =>
+  w.run(Effect.flatMap(Redis.Redis, (r) => r.send<Array<string>>("KEYS", "faults:lock:*")))
+
+describe.skipIf(!haveRedis)("McpFleet token store: Redis paused or restarted", () => {
+  it("a lock attempt given up while Redis was paused leaves no lock behind once it answers again", async () => {
+    const w = await worker({ lockTtl: 8000 })
+    try {
+      server().pause()
+      after(1200, () => server().resume())
+      await Effect.runPromise(w.exclusive("https://mcp.example/late", Effect.void))
+      await new Promise((r) => setTimeout(r, 1500))
+      assert.deepStrictEqual(await lockKeys(w), [])
+    } finally {
+      server().resume()
+      await w.close()
+    }
+  }, 15_000)
+
+  it("two workers while Redis is paused: neither runs its refresh without the lock (they never overlap)", async () => {
+    const [a, b] = [await worker({ lockTtl: 5000 }), await worker({ lockTtl: 5000 })]
+    const counted = overlap()
+    try {
+      const target = "https://mcp.example/paused"
+      server().pause()
+      after(1500, () => server().resume())
+      const held = counted.hold(Effect.sleep(100))
+      await Promise.all([Effect.runPromise(a.exclusive(target, held)), Effect.runPromise(b.exclusive(target, held))])
+      assert.strictEqual(counted.most(), 1)
+    } finally {
+      server().resume()
+      await Promise.all([a.close(), b.close()])
+    }
+  }, 15_000)
+
+  it("Redis restarted while a worker refreshes: the other waits for it and takes its new tokens", async () => {
+    const [a, b] = [await worker({ lockTtl: 5000 }), await worker({ lockTtl: 5000 })]
+    const counted = overlap()
+    const target = "https://mcp.example/restart"
+    try {
+      // Both workers hold the same tokens (as after a sign-in shared through Redis).
+      await Effect.runPromise(a.store.save(entry(target, "old")))
+      assert.strictEqual((await Effect.runPromise(b.store.load(target)))[0]?.tokens?.accessToken, "old")
+      // A refreshes: its token request takes 1.2 s, Redis is restarted (down 300 ms) in the middle.
+      const refreshing = Effect.runPromise(
+        a.exclusive(target, counted.hold(Effect.andThen(Effect.sleep(1200), a.store.save(entry(target, "new")))))
+      )
+      after(200, () => server().restart(300))
+      await new Promise((r) => setTimeout(r, 700))
+      // B's token is about to expire too: under the lock it reads what is stored.
+      const seen = await Effect.runPromise(
+        b.exclusive(target, counted.hold(Effect.map(b.store.load(target), (entries) => entries[0]?.tokens?.accessToken)))
+      )
+      await refreshing
+      assert.strictEqual(counted.most(), 1)
+      assert.strictEqual(seen, "new")
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  }, 20_000)
+})
+
+/** `p`, or a failure after `ms` (a test that would hang fails instead). */
+const within = <A>(ms: number, p: Promise<A>, what: string) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not settled in ${ms} ms`)), ms))])
+
+describe.skipIf(!haveRedis)("McpFleet connection: Redis that does not answer", () => {
+  it("layerRedis on a Redis that accepts connections but answers nothing fails with McpFleetError within its timeouts", async () => {
+    server().pause()
+    try {
+      const started = Date.now()
+      const error = await within(
+        8000,
+        Effect.runPromise(
+          Effect.flip(
+            Layer.build(McpFleet.layerRedis({ url: server().url, subject: "u", key: KEY, connectTimeout: 1000, timeout: 500 }))
+              .pipe(Effect.scoped)
+          )
+        ),
+        "the layer"
+      )
+      assert.strictEqual(error._tag, "McpFleetError")
+      assert.strictEqual(error.reason, "Redis")
+      // connectTimeout + timeout, plus a 500 ms margin.
+      assert.isBelow(Date.now() - started, 2000)
+    } finally {
+      server().resume()
+    }
+  }, 15_000)
+
+  for (const fault of ["paused", "down"] as const) {
+    it(`closing the fleet's connection settles within 2 s while Redis is ${fault}, after calls that fell back`, async () => {
+      const scope = await Effect.runPromise(Scope.make())
+      const context = await Effect.runPromise(
+        Layer.buildWithScope(McpFleet.layerRedis({ url: server().url, subject: "u", key: KEY, timeout: 300 }), scope)
+      )
+      const target = "https://mcp.example/close"
+      const store = Context.get(context, McpAuth.TokenStore)
+      let restarted: Promise<void> | undefined
+      try {
+        if (fault === "paused") server().pause()
+        else restarted = server().restart(4000)
+        await new Promise((r) => setTimeout(r, 300))
+        await Effect.runPromise(store.save(entry(target, "t")))
+        assert.strictEqual((await Effect.runPromise(store.load(target)))[0]?.tokens?.accessToken, "t")
+        await new Promise((r) => setTimeout(r, 1500))
+        const started = Date.now()
+        await within(8000, Effect.runPromise(Scope.close(scope, Exit.void)), "close")
+        assert.isBelow(Date.now() - started, 2000)
+      } finally {
+        server().resume()
+        await restarted
+      }
+    }, 20_000)
+  }
+})
