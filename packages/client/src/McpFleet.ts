@@ -38,6 +38,8 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
+import * as connection_ from "./internal/fleet/connection.js"
+import * as Health from "./internal/fleet/health.js"
 import * as redisCache from "./internal/fleet/redisCache.js"
 import * as rateLimit from "./internal/fleet/rateLimit.js"
 import * as taskStore from "./internal/fleet/taskStore.js"
@@ -112,6 +114,7 @@ export const layerTokenStore = (
       const key = yield* openKey(options.key)
       return TokenStore.of(redisStore.make({
         redis,
+        health: yield* Health.current,
         sealer: sealer(key),
         subject: options.subject,
         prefix: options.prefix ?? "mcp-effect",
@@ -307,27 +310,27 @@ const openTaskStore = (fleet: RedisOptions) =>
 export const layerRedis = (
   options: RedisOptions
 ): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
-  const connectMs = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"))
-  const connection = Layer.unwrap(
-    Effect.map(
-      Effect.promise(() => import("@effect/platform-node/NodeRedis")),
-      (NodeRedis) =>
-        NodeRedis.layer({ url: options.url, socket: { connectTimeout: connectMs } }).pipe(
-          Layer.catchTag("RedisError", (error) =>
-            Layer.effect(
-              Redis.Redis,
-              Effect.fail(
-                new McpFleetError({
-                  reason: "Redis",
-                  detail: `could not connect to Redis (${redactUrl(String(error.cause))})`
-                })
-              )
-            )
-          )
-        )
+  const connection = Layer.effect(
+    Redis.Redis,
+    Effect.flatMap(Health.current, (health) =>
+      connection_.make({
+        url: options.url,
+        connectTimeout: Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"),
+        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        health
+      }))
+  ).pipe(
+    Layer.catchTag("RedisError", (error) =>
+      Layer.effect(
+        Redis.Redis,
+        Effect.fail(new McpFleetError({ reason: "Redis", detail: `could not connect to Redis (${Health.reason(error)})` }))
+      )
     )
   )
-  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
+  // One `Health` for the connection and every piece on it: one warning per outage for the whole process.
+  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection).pipe(
+    Layer.provide(Layer.sync(Health.FleetHealth, Health.make))
+  )
 }
 
 /**
@@ -364,9 +367,6 @@ export const layerHttp = (
   }))
   return assembled.pipe(Layer.provide(layerRedis(fleet)))
 }
-
-/** Credentials in a Redis URL never reach a message. */
-const redactUrl = (text: string) => text.replace(/\/\/[^@/\s]*@/g, "//***@")
 
 /**
  * A Promise client of the fleet: `McpPromise.PromiseClient` plus `resumeTask`.
