@@ -119,8 +119,9 @@ export const make = (options: LockOptions) => {
       if (typeof reply === "object" && reply !== null && "_tag" in reply) {
         if (reply._tag === "Unreachable") {
           // The command may still run when Redis answers again: a lock it takes then is let go at once.
+          // Quietly: the connection may be closed by then.
           yield* Fiber.join(sent).pipe(
-            Effect.flatMap((late) => late === "OK" ? release(key, token) : Effect.void),
+            Effect.flatMap((late) => late === "OK" ? redis.eval(releaseScript)(key, token) : Effect.void),
             Effect.ignore,
             Effect.forkDetach
           )
