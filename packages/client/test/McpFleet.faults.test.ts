@@ -11,7 +11,9 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Scope from "effect/Scope"
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as McpAuth from "../src/McpAuth.js"
 import * as McpFleet from "../src/McpFleet.js"
@@ -184,6 +186,72 @@ describe.skipIf(!haveRedis)("McpFleet connection: Redis that does not answer", (
         await new Promise((r) => setTimeout(r, 1500))
         const started = Date.now()
         await within(8000, Effect.runPromise(Scope.close(scope, Exit.void)), "close")
+        assert.isBelow(Date.now() - started, 2000)
+      } finally {
+        server().resume()
+        await restarted
+      }
+    }, 20_000)
+  }
+})
+
+/** The Effect 4 test server over HTTP (modern era), a process of its own. */
+const startMcpServer = () =>
+  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
+    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
+    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (http:\/\/\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve({ url: match[1], child })
+    })
+    child.once("exit", (code) => reject(new Error(`the MCP server exited with ${code}`)))
+  })
+
+describe.skipIf(!haveRedis)("McpFleet.connectHttp: Redis that does not answer", () => {
+  let mcp: { readonly url: string; readonly child: ChildProcess } | undefined
+  beforeAll(async () => {
+    if (haveRedis) mcp = await startMcpServer()
+  })
+  afterAll(() => void mcp?.child.kill("SIGTERM"))
+
+  it("connectHttp with Redis paused rejects with McpFleetError within connectTimeout + timeout (2 s + 1 s)", async () => {
+    server().pause()
+    try {
+      const started = Date.now()
+      const error: unknown = await within(
+        10_000,
+        McpFleet.connectHttp({
+          url: mcp?.url ?? "",
+          fleet: { url: server().url, subject: "u", key: KEY, connectTimeout: "2 seconds", timeout: "1 second" }
+        }).then(() => undefined, (e: unknown) => e),
+        "connectHttp"
+      )
+      assert.instanceOf(error, McpFleet.McpFleetError)
+      assert.isBelow(Date.now() - started, 3500)
+    } finally {
+      server().resume()
+    }
+  }, 20_000)
+
+  for (const fault of ["paused", "down", "back"] as const) {
+    const state = fault === "paused" ? "while it is paused" : fault === "down" ? "while it is still down" : "once it is back"
+    it(`FleetClient.close() settles within 2 s after 3 s without Redis, ${state}, with Redis commands in flight`, async () => {
+      const client = await McpFleet.connectHttp({ url: mcp?.url ?? "", fleet: { url: server().url, subject: "u", key: KEY } })
+      assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
+      const restarted = fault === "paused" ? undefined : server().restart(fault === "back" ? 3000 : 3500)
+      if (fault === "paused") server().pause()
+      try {
+        await new Promise((r) => setTimeout(r, 300))
+        // Fetched afresh: the fleet's cache asks Redis (no answer), then the server answers.
+        assert.isTrue((await client.listTools({ refresh: true })).some((tool) => tool.name === "echo"))
+        if (fault === "back") await restarted
+        else await new Promise((r) => setTimeout(r, 2500))
+        const started = Date.now()
+        await within(8000, client.close(), "close")
         assert.isBelow(Date.now() - started, 2000)
       } finally {
         server().resume()
