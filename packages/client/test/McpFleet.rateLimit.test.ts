@@ -6,6 +6,9 @@
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as McpClient from "../src/McpClient.js"
 import * as McpFleet from "../src/McpFleet.js"
@@ -54,4 +57,86 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit", () => {
     assert.isAtLeast(waits.length, 6)
     assert.isAbove(Math.max(...waits), 200)
   })
+})
+
+/** The most calls that arrived within any `windowMs` (each arrival opening a window). */
+const busiestWindow = (arrivals: ReadonlyArray<number>, windowMs: number) => {
+  const sorted = [...arrivals].sort((a, b) => a - b)
+  let most = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= windowMs) j++
+    most = Math.max(most, i - j + 1)
+  }
+  return most
+}
+
+describe.skipIf(!haveRedis)("McpFleet shared rate limit: any sliding window", () => {
+  it("4 workers, 5 calls a second: the server never sees more than 5 calls within any second (20 ms margin), steady state included", async () => {
+    const arrivals: Array<number> = []
+    const counted = McpTestServer.make({
+      era: "modern",
+      tools: [McpTestServer.tool({ name: "ping", handler: () => Effect.sync(() => void arrivals.push(Date.now())).pipe(Effect.as("pong")) })]
+    })
+    const worker = () =>
+      McpFleet.withRateLimit({ limit: 5, window: "1 second", key: "http://mcp.example/sliding", prefix: "rl-sliding" })(
+        counted.layer({ requestTimeout: "10 seconds" })
+      ).pipe(Layer.provide(NodeRedis.layer({ url: redis?.url ?? "" })))
+    const run = (until: number) =>
+      Effect.gen(function*() {
+        while (Date.now() < until) yield* McpClient.callTool("ping", {})
+      }).pipe(Effect.provide(worker()))
+    const until = Date.now() + 3200
+    // Each worker keeps two calls going: always more asked for than the limit gives.
+    await Effect.runPromise(Effect.all([1, 2, 3, 4].flatMap(() => [run(until), run(until)]), { concurrency: "unbounded" }))
+    assert.isAtLeast(arrivals.length, 15)
+    // Arrival order can differ from the turn order by a few milliseconds (each call's own trip).
+    assert.isAtMost(busiestWindow(arrivals, 1000 - 20), 5)
+  }, 20_000)
+})
+
+/** The Effect 4 test server over HTTP, modern era (its lists carry 60 s private cache hints). */
+const startListServer = () =>
+  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
+    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
+    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (http:\/\/\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve({ url: match[1], child })
+    })
+    child.once("exit", (code) => reject(new Error(`the list server exited with ${code}`)))
+  })
+
+describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", () => {
+  let lists: { readonly url: string; readonly child: ChildProcess } | undefined
+  beforeAll(async () => {
+    if (haveRedis) lists = await startListServer()
+  })
+  afterAll(() => void lists?.child.kill("SIGTERM"))
+
+  it("a list served from the cache does not wait for a turn (1 call per 5 s: the first list takes it, 5 more answer at once)", async () => {
+    const waits: Array<number> = []
+    const client = await McpFleet.connectHttp({
+      url: lists?.url ?? "",
+      fleet: {
+        url: redis?.url ?? "",
+        subject: "u",
+        key: randomBytes(32).toString("base64"),
+        prefix: "rl-cache",
+        rateLimit: { limit: 1, window: "5 seconds", onWait: (ms) => void waits.push(ms) }
+      }
+    })
+    try {
+      assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
+      const started = Date.now()
+      for (let i = 0; i < 5; i++) assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
+      assert.isBelow(Date.now() - started, 1000)
+      assert.deepStrictEqual(waits, [])
+    } finally {
+      await client.close()
+    }
+  }, 20_000)
 })
