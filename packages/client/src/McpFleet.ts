@@ -32,7 +32,6 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -181,6 +180,12 @@ export interface RateLimitOptions {
   /** Requests per `window` to this server, across every process of the fleet. */
   readonly limit: number
   readonly window: Duration.Input
+  /**
+   * `sliding-window` (default): at most `limit` requests in any `window`, wherever it starts. `fixed-window`
+   * (counts per window: up to twice the limit across a window's edge) and `token-bucket` (a burst of `limit`,
+   * then `limit` per `window`) on request.
+   */
+  readonly algorithm?: "sliding-window" | "fixed-window" | "token-bucket" | undefined
   /** The server's identity in the shared key (default: the client's URL). */
   readonly key?: string | undefined
   readonly prefix?: string | undefined
@@ -189,10 +194,24 @@ export interface RateLimitOptions {
   readonly onWait?: ((millis: number) => void) | undefined
 }
 
+const gateOf = (options: RateLimitOptions & { readonly key: string }) =>
+  Effect.flatMap(Health.current, (health) =>
+    rateLimit.gate({
+      limit: options.limit,
+      window: options.window,
+      algorithm: options.algorithm ?? "sliding-window",
+      key: digest(options.key),
+      prefix: options.prefix ?? "mcp-effect",
+      timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+      health,
+      onWait: options.onWait
+    }))
+
 /**
  * A per-server rate limit shared by the fleet, put in front of the `McpClient` of `self`: each operation
- * takes a token from Redis (`RateLimiter`'s Redis store) and, over the limit, waits for its turn before it is
- * sent (its timeout starts then: the wait is logged and traced as a wait, never a timeout).
+ * takes a turn in Redis and, over the limit, waits for it before it is sent (its timeout starts then: the
+ * wait is logged and traced as a wait, never a timeout). Here every operation takes a turn, a cached answer
+ * too; `layerHttp`'s `fleet.rateLimit` spends turns only on what goes to the server.
  *
  * @since 0.2.0
  * @category layers
@@ -203,22 +222,9 @@ export const withRateLimit = (options: RateLimitOptions & { readonly key: string
     McpClient.McpClient,
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const limiter = yield* RateLimiter.make
-      return rateLimit.limitClient(
-        client,
-        rateLimit.gate(limiter, {
-          limit: options.limit,
-          window: options.window,
-          key: digest(options.key),
-          timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
-          onWait: options.onWait
-        })
-      )
+      return rateLimit.limitClient(client, yield* gateOf(options))
     })
-  ).pipe(
-    Layer.provide(self),
-    Layer.provide(RateLimiter.layerStoreRedis({ prefix: `${options.prefix ?? "mcp-effect"}:rate:` }))
-  )
+  ).pipe(Layer.provide(self))
 
 /**
  * @since 0.2.0
@@ -299,15 +305,8 @@ const openTaskStore = (fleet: RedisOptions) =>
     })
   })
 
-/**
- * Everything the fleet shares, on one node-redis connection (`redis` must be installed): the token store
- * (for `McpAuth.layer`) and the result cache (for `McpClient.layerWithoutDependencies`; `layerHttp` below
- * assembles both).
- *
- * @since 0.2.0
- * @category layers
- */
-export const layerRedis = (
+/** The connection and the pieces on it, with the `Health` of the context they are built in. */
+const layerRedisParts = (
   options: RedisOptions
 ): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
   const connection = Layer.effect(
@@ -327,11 +326,25 @@ export const layerRedis = (
       )
     )
   )
-  // One `Health` for the connection and every piece on it: one warning per outage for the whole process.
-  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection).pipe(
-    Layer.provide(Layer.sync(Health.FleetHealth, Health.make))
-  )
+  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
 }
+
+/** One `Health` for the connection and every piece on it: one warning per outage for the whole process. */
+const layerHealth = () => Layer.sync(Health.FleetHealth, Health.make)
+
+/**
+ * Everything the fleet shares, on one node-redis connection (`redis` must be installed; the fleet's own
+ * connection, every step of it bounded: see "When Redis misbehaves" in the README): the token store (for
+ * `McpAuth.layer`) and the result cache (for `McpClient.layerWithoutDependencies`; `layerHttp` below
+ * assembles both).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerRedis = (
+  options: RedisOptions
+): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> =>
+  layerRedisParts(options).pipe(Layer.provide(layerHealth()))
 
 /**
  * An HTTP client (as `NodeMcpClient.layerHttp`) whose tokens and cached results are the fleet's. Its cache
@@ -346,7 +359,10 @@ export const layerHttp = (
 ): Layer.Layer<McpClient.McpClient | FleetTasks, McpClientError | McpFleetError> => {
   const { fleet, ...given } = options
   const server = given.cacheNamespace ?? String(given.url)
-  const assembled = Layer.unwrap(Effect.map(openTaskStore(fleet), (store) => {
+  const assembled = Layer.unwrap(Effect.gen(function*() {
+    const store = yield* openTaskStore(fleet)
+    const limit = fleet.rateLimit
+    const before = limit === undefined ? undefined : yield* gateOf({ ...limit, key: limit.key ?? String(given.url) })
     const http: McpClient.HttpClientOptions = {
       ...given,
       cacheNamespace: server,
@@ -354,18 +370,23 @@ export const layerHttp = (
       // Every task this client starts is recorded before it is polled: another worker can resume it.
       onTaskCreated: (task) => Effect.andThen(store.record(server, task), given.onTaskCreated?.(task) ?? Effect.void)
     }
-    const client = McpClient.layerWithoutDependencies(http).pipe(
+    // With a rate limit, what the cache answers takes no turn: the cache's fetches take it.
+    const base = McpClient.layerWithoutDependencies(http).pipe(
       Layer.provide(EraResolver.layer),
       Layer.provide(InputFulfiller.layer(http)),
       Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
     )
-    const limited = fleet.rateLimit === undefined
-      ? client
-      : withRateLimit({ ...fleet.rateLimit, key: fleet.rateLimit.key ?? String(given.url) })(client)
+    const client = before === undefined
+      ? base
+      : base.pipe(Layer.provide(Layer.effect(ResultCache, Effect.map(ResultCache, (cache) => rateLimit.gateCache(cache, before)))))
+    const limited = before === undefined ? client : Layer.effect(
+      McpClient.McpClient,
+      Effect.map(McpClient.McpClient, (c) => rateLimit.limitClient(c, before, true))
+    ).pipe(Layer.provide(client))
     const tasks = Layer.effect(FleetTasks, Effect.map(McpClient.McpClient, (c) => makeTasks(store, server, c)))
     return Layer.provideMerge(tasks, limited)
   }))
-  return assembled.pipe(Layer.provide(layerRedis(fleet)))
+  return assembled.pipe(Layer.provide(layerRedisParts(fleet)), Layer.provide(layerHealth()))
 }
 
 /**
