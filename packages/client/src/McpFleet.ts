@@ -140,6 +140,11 @@ export interface ResultCacheOptions {
   readonly onRoundTrip?: (() => void) | undefined
   /** Called when an answer comes from Redis (stored by this or another process). */
   readonly onRedisHit?: (() => void) | undefined
+  /**
+   * The longest entry shared, sealed (default 8 MiB): a longer answer stays in this process; a longer value
+   * found at an entry's key is deleted without being read.
+   */
+  readonly maxEntryBytes?: number | undefined
 }
 
 /**
@@ -167,7 +172,9 @@ export const layerResultCache = (
         capacity: options.capacity,
         maxTtl: options.maxTtl,
         onRoundTrip: options.onRoundTrip,
-        onRedisHit: options.onRedisHit
+        onRedisHit: options.onRedisHit,
+        maxEntryBytes: options.maxEntryBytes ?? 8 * 2 ** 20,
+        health: yield* Health.current
       })
     })
   )
@@ -232,6 +239,8 @@ export const withRateLimit = (options: RateLimitOptions & { readonly key: string
  */
 export interface RedisOptions extends TokenStoreOptions {
   readonly onRedisHit?: (() => void) | undefined
+  /** The longest result-cache entry shared, sealed (default 8 MiB; see `ResultCacheOptions`). */
+  readonly maxEntryBytes?: number | undefined
   /** A rate limit for this server shared by the fleet (none by default). */
   readonly rateLimit?: RateLimitOptions | undefined
   /** `redis://host:port` (node-redis URL syntax). */
