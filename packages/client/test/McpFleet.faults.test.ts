@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Redis from "effect/persistence/Redis"
 import * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -193,6 +194,47 @@ describe.skipIf(!haveRedis)("McpFleet connection: Redis that does not answer", (
       }
     }, 20_000)
   }
+})
+
+describe.skipIf(!haveRedis)("McpFleet logs while Redis is gone", () => {
+  it("Redis gone for 2.5 s: one warning when it is lost, one when it is back (with counts), none per reconnect attempt, no stack trace", async () => {
+    const lines: Array<{ readonly level: string; readonly text: string }> = []
+    const logger = Logger.make((options) => {
+      const message: unknown = options.message
+      const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
+      lines.push({ level: options.logLevel, text: parts.map((part) => (part instanceof Error ? part.stack : String(part))).join(" ") })
+    })
+    const scope = await Effect.runPromise(Scope.make())
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(
+        McpFleet.layerRedis({ url: server().url, subject: "u", key: KEY, prefix: "noise", timeout: 300 }).pipe(
+          Layer.provide(Logger.layer([logger]))
+        ),
+        scope
+      )
+    )
+    const store = Context.get(context, McpAuth.TokenStore)
+    const target = "https://mcp.example/noise"
+    const quiet = <A>(effect: Effect.Effect<A>) => Effect.runPromise(Effect.provide(effect, Logger.layer([logger])))
+    try {
+      await quiet(store.save(entry(target, "t")))
+      const restarted = server().restart(2500)
+      const until = Date.now() + 3500
+      while (Date.now() < until) {
+        await quiet(store.load(target))
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      await restarted
+      await quiet(store.load(target))
+      const warnings = lines.filter((line) => line.level === "Warn" || line.level === "Error")
+      assert.strictEqual(warnings.length, 2, warnings.map((w) => w.text).join("\n"))
+      assert.include(warnings[0]?.text, "Redis unavailable")
+      assert.match(warnings[1]?.text ?? "", /Redis is back after \d+\.\d s \(\d+ round trips failed meanwhile\)/)
+      for (const line of lines) assert.notInclude(line.text, "\n    at ")
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 20_000)
 })
 
 /** The Effect 4 test server over HTTP (modern era), a process of its own. */
