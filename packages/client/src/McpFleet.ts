@@ -10,13 +10,17 @@
  * - A shared result cache (`layerResultCache`): the entries the single-process cache keeps (`ttlMs`, never
  *   legacy), keyed by server identity, method, params and, unless `public`, the auth context; a `list_changed`
  *   in one process reaches all of them (pub/sub).
- * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`): over it a call waits for its turn
- *   before its timeout starts.
+ * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`), holding in any window of its length
+ *   (a sliding window by default): over it a call waits for its turn before its timeout starts; an answer the
+ *   fleet's cache gives takes no turn.
  * - Tasks that outlive a worker (`layerHttp`, `resumeTask`, `FleetClient.resumeTask`): each task a client starts
  *   is recorded (sealed, per subject and server, for the server's `ttl`); any process of the same subject and
  *   server resumes it by id and polls it as the client does.
- * - Redis down or slow: each round trip has a deadline; the process then logs a warning and works alone (its
- *   own memory). A stored value that does not open (corrupted, another key) is discarded.
+ * - Redis down or slow: each round trip has a deadline; the process then works alone (its own memory), with
+ *   one warning when it loses Redis and one when it is back. A refresh waits for the lock (Redis unreachable
+ *   included) up to its lifetime rather than spend a refresh token another process may spend too; after a
+ *   restart the refreshing process takes its lock back and writes its tokens again. The connection's start and
+ *   close are bounded. A stored value that does not open (corrupted, another key), or is too long, is deleted.
  *
  * ```ts
  * const client = await McpFleet.connectHttp({
@@ -81,7 +85,10 @@ export interface TokenStoreOptions {
   readonly key: Uint8Array | string | Redacted.Redacted<string>
   /** Key prefix in Redis (default `mcp-effect`). */
   readonly prefix?: string | undefined
-  /** The refresh lock's lifetime: how long a crashed holder can block the others (default 10 seconds). */
+  /**
+   * The refresh lock's lifetime (default 10 seconds): how long a crashed holder can block the others, and how
+   * long a refresh waits for the lock while Redis does not answer before it goes alone.
+   */
   readonly lockTtl?: Duration.Input | undefined
   /** The deadline of one Redis round trip before falling back to local memory (default 1 second). */
   readonly timeout?: Duration.Input | undefined
