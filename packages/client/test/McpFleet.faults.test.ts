@@ -114,6 +114,27 @@ describe.skipIf(!haveRedis)("McpFleet token store: Redis paused or restarted", (
     }
   }, 15_000)
 
+  it("Redis paused past the lock's lifetime: the wait ends at lockTtl and the caller's `alone` runs instead of its effect", async () => {
+    const w = await worker({ lockTtl: 800 })
+    try {
+      server().pause()
+      after(2500, () => server().resume())
+      const started = Date.now()
+      const exclusive = w.store.exclusive as (
+        server: string,
+        effect: Effect.Effect<string>,
+        alone: Effect.Effect<string>
+      ) => Effect.Effect<string>
+      const ran = await Effect.runPromise(exclusive("https://mcp.example/alone", Effect.succeed("locked"), Effect.succeed("alone")))
+      assert.strictEqual(ran, "alone")
+      // lockTtl + 250 ms, plus one round trip's deadline (300 ms) and a margin.
+      assert.isBelow(Date.now() - started, 1800)
+    } finally {
+      server().resume()
+      await w.close()
+    }
+  }, 15_000)
+
   it("Redis restarted while a worker refreshes: the other waits for it and takes its new tokens", async () => {
     const [a, b] = [await worker({ lockTtl: 5000 }), await worker({ lockTtl: 5000 })]
     const counted = overlap()

@@ -173,7 +173,12 @@ export const make = (options: LockOptions) => {
    * background (the caller has its tokens already) and within the lock's lifetime, the holder keeping (or
    * taking back) its lock meanwhile.
    */
-  const exclusive = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>, guard: Guard): Effect.Effect<A, E, R> =>
+  const exclusive = <A, E, R>(
+    key: string,
+    effect: Effect.Effect<A, E, R>,
+    guard: Guard,
+    alone?: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E, R> =>
     Effect.acquireUseRelease(
       Effect.gen(function*() {
         const token = yield* acquire(key, guard)
@@ -181,7 +186,8 @@ export const make = (options: LockOptions) => {
         const watcher = token === undefined ? undefined : yield* Effect.forkDetach(watch(key, token, deadline))
         return { token, deadline, watcher }
       }),
-      () => effect,
+      // Without the lock: what the caller does then (`alone`, e.g. keep a token that still lives), else the effect.
+      ({ token }) => token === undefined && alone !== undefined ? alone : effect,
       ({ deadline, token, watcher }) => {
         if (token === undefined || watcher === undefined) return Effect.void
         const letGo = Effect.andThen(Fiber.interrupt(watcher), release(key, token))

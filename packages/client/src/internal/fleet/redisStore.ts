@@ -160,7 +160,12 @@ export const make = (options: RedisStoreOptions): store.Store => {
 
   const locks = lock.make({ ...options, health, trip })
 
-  const exclusive = <A, E, R>(server: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  /** `alone`: what to run when the lock could not be had within its lifetime (default: `effect`, alone). */
+  const exclusive = <A, E, R>(
+    server: string,
+    effect: Effect.Effect<A, E, R>,
+    alone?: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E, R> =>
     locks.exclusive(lockKey(server), effect, {
       lost: lost(server),
       unwritten: () => [...pending.values()].some((entry) => entry.server === server),
@@ -171,7 +176,7 @@ export const make = (options: RedisStoreOptions): store.Store => {
           yield* writeBack(server, stored)
           return ![...pending.values()].some((entry) => entry.server === server)
         }))
-    })
+    }, alone)
 
   return { load, save, exclusive }
 }
