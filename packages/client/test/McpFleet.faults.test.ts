@@ -120,7 +120,8 @@ describe.skipIf(!haveRedis)("McpFleet token store: Redis paused or restarted", (
       server().pause()
       after(2500, () => server().resume())
       const started = Date.now()
-      const exclusive = w.store.exclusive as (
+      // The fleet store's `exclusive` takes `alone` (the auth engine's `Store` type does not name it yet).
+      const exclusive = w.store.exclusive as unknown as (
         server: string,
         effect: Effect.Effect<string>,
         alone: Effect.Effect<string>
