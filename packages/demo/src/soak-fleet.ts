@@ -88,7 +88,6 @@ const main = async () => {
     subject: "demo-user",
     key: randomBytes(32),
     prefix: `soak-${process.pid}`,
-    lockTtl: 3000,
     onRoundTrip: () => void roundTrips++
   }
   const fdsBefore = openFds()
