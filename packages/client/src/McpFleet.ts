@@ -345,7 +345,7 @@ const layerRedisParts = (
   return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
 }
 
-/** One `Health` for the connection and every piece on it: one warning per outage for the whole process. */
+/** One `Health` for the connection and every piece on it: one warning per outage for the connection. */
 const layerHealth = () => Layer.sync(Health.FleetHealth, Health.make)
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What the fleet says about Redis: one warning when a process loses it (the first round trip that fails or
+ * What the fleet says about Redis: one warning when a connection loses it (the first round trip that fails or
  * times out, or the connection dropping), one when it is back (with how long it was gone and how many round
  * trips failed meanwhile), nothing in between. Every piece of the fleet (token store, cache, task records,
  * rate limit, the connection itself) reports to one `Health` per connection, through Effect's logger.
