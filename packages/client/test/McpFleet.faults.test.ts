@@ -164,8 +164,13 @@ describe.skipIf(!haveRedis)("McpFleet token store: Redis paused or restarted", (
 })
 
 /** `p`, or a failure after `ms` (a test that would hang fails instead). */
-const within = <A>(ms: number, p: Promise<A>, what: string) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not settled in ${ms} ms`)), ms))])
+const within = <A>(ms: number, p: Promise<A>, what: string) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not settled in ${ms} ms`)), ms)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
 
 describe.skipIf(!haveRedis)("McpFleet connection: Redis that does not answer", () => {
   it("layerRedis on a Redis that accepts connections but answers nothing fails with McpFleetError within its timeouts", async () => {
