@@ -10,13 +10,17 @@
  * - A shared result cache (`layerResultCache`): the entries the single-process cache keeps (`ttlMs`, never
  *   legacy), keyed by server identity, method, params and, unless `public`, the auth context; a `list_changed`
  *   in one process reaches all of them (pub/sub).
- * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`): over it a call waits for its turn
- *   before its timeout starts.
+ * - A shared per-server rate limit (`withRateLimit`, `fleet.rateLimit`), holding in any window of its length
+ *   (a sliding window by default): over it a call waits for its turn before its timeout starts; an answer the
+ *   fleet's cache gives takes no turn.
  * - Tasks that outlive a worker (`layerHttp`, `resumeTask`, `FleetClient.resumeTask`): each task a client starts
  *   is recorded (sealed, per subject and server, for the server's `ttl`); any process of the same subject and
  *   server resumes it by id and polls it as the client does.
- * - Redis down or slow: each round trip has a deadline; the process then logs a warning and works alone (its
- *   own memory). A stored value that does not open (corrupted, another key) is discarded.
+ * - Redis down or slow: each round trip has a deadline; the process then works alone (its own memory), with
+ *   one warning when it loses Redis and one when it is back. A refresh waits for the lock (Redis unreachable
+ *   included) up to its lifetime rather than spend a refresh token another process may spend too; after a
+ *   restart the refreshing process takes its lock back and writes its tokens again. The connection's start and
+ *   close are bounded. A stored value that does not open (corrupted, another key), or is too long, is deleted.
  *
  * ```ts
  * const client = await McpFleet.connectHttp({
@@ -32,12 +36,13 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
+import * as connection_ from "./internal/fleet/connection.js"
+import * as Health from "./internal/fleet/health.js"
 import * as redisCache from "./internal/fleet/redisCache.js"
 import * as rateLimit from "./internal/fleet/rateLimit.js"
 import * as taskStore from "./internal/fleet/taskStore.js"
@@ -80,7 +85,10 @@ export interface TokenStoreOptions {
   readonly key: Uint8Array | string | Redacted.Redacted<string>
   /** Key prefix in Redis (default `mcp-effect`). */
   readonly prefix?: string | undefined
-  /** The refresh lock's lifetime: how long a crashed holder can block the others (default 10 seconds). */
+  /**
+   * The refresh lock's lifetime (default 10 seconds): how long a crashed holder can block the others, and how
+   * long a refresh waits for the lock while Redis does not answer before it goes alone.
+   */
   readonly lockTtl?: Duration.Input | undefined
   /** The deadline of one Redis round trip before falling back to local memory (default 1 second). */
   readonly timeout?: Duration.Input | undefined
@@ -112,6 +120,7 @@ export const layerTokenStore = (
       const key = yield* openKey(options.key)
       return TokenStore.of(redisStore.make({
         redis,
+        health: yield* Health.current,
         sealer: sealer(key),
         subject: options.subject,
         prefix: options.prefix ?? "mcp-effect",
@@ -138,6 +147,11 @@ export interface ResultCacheOptions {
   readonly onRoundTrip?: (() => void) | undefined
   /** Called when an answer comes from Redis (stored by this or another process). */
   readonly onRedisHit?: (() => void) | undefined
+  /**
+   * The longest entry shared, sealed (default 8 MiB): a longer answer stays in this process; a longer value
+   * found at an entry's key is deleted without being read.
+   */
+  readonly maxEntryBytes?: number | undefined
 }
 
 /**
@@ -165,7 +179,9 @@ export const layerResultCache = (
         capacity: options.capacity,
         maxTtl: options.maxTtl,
         onRoundTrip: options.onRoundTrip,
-        onRedisHit: options.onRedisHit
+        onRedisHit: options.onRedisHit,
+        maxEntryBytes: options.maxEntryBytes ?? 8 * 2 ** 20,
+        health: yield* Health.current
       })
     })
   )
@@ -178,6 +194,12 @@ export interface RateLimitOptions {
   /** Requests per `window` to this server, across every process of the fleet. */
   readonly limit: number
   readonly window: Duration.Input
+  /**
+   * `sliding-window` (default): at most `limit` requests in any `window`, wherever it starts. `fixed-window`
+   * (counts per window: up to twice the limit across a window's edge) and `token-bucket` (a burst of `limit`,
+   * then `limit` per `window`) on request.
+   */
+  readonly algorithm?: "sliding-window" | "fixed-window" | "token-bucket" | undefined
   /** The server's identity in the shared key (default: the client's URL). */
   readonly key?: string | undefined
   readonly prefix?: string | undefined
@@ -186,10 +208,24 @@ export interface RateLimitOptions {
   readonly onWait?: ((millis: number) => void) | undefined
 }
 
+const gateOf = (options: RateLimitOptions & { readonly key: string }) =>
+  Effect.flatMap(Health.current, (health) =>
+    rateLimit.gate({
+      limit: options.limit,
+      window: options.window,
+      algorithm: options.algorithm ?? "sliding-window",
+      key: digest(options.key),
+      prefix: options.prefix ?? "mcp-effect",
+      timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+      health,
+      onWait: options.onWait
+    }))
+
 /**
  * A per-server rate limit shared by the fleet, put in front of the `McpClient` of `self`: each operation
- * takes a token from Redis (`RateLimiter`'s Redis store) and, over the limit, waits for its turn before it is
- * sent (its timeout starts then: the wait is logged and traced as a wait, never a timeout).
+ * takes a turn in Redis and, over the limit, waits for it before it is sent (its timeout starts then: the
+ * wait is logged and traced as a wait, never a timeout). Here every operation takes a turn, a cached answer
+ * too; `layerHttp`'s `fleet.rateLimit` spends turns only on what goes to the server.
  *
  * @since 0.2.0
  * @category layers
@@ -200,22 +236,9 @@ export const withRateLimit = (options: RateLimitOptions & { readonly key: string
     McpClient.McpClient,
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const limiter = yield* RateLimiter.make
-      return rateLimit.limitClient(
-        client,
-        rateLimit.gate(limiter, {
-          limit: options.limit,
-          window: options.window,
-          key: digest(options.key),
-          timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
-          onWait: options.onWait
-        })
-      )
+      return rateLimit.limitClient(client, yield* gateOf(options))
     })
-  ).pipe(
-    Layer.provide(self),
-    Layer.provide(RateLimiter.layerStoreRedis({ prefix: `${options.prefix ?? "mcp-effect"}:rate:` }))
-  )
+  ).pipe(Layer.provide(self))
 
 /**
  * @since 0.2.0
@@ -223,6 +246,8 @@ export const withRateLimit = (options: RateLimitOptions & { readonly key: string
  */
 export interface RedisOptions extends TokenStoreOptions {
   readonly onRedisHit?: (() => void) | undefined
+  /** The longest result-cache entry shared, sealed (default 8 MiB; see `ResultCacheOptions`). */
+  readonly maxEntryBytes?: number | undefined
   /** A rate limit for this server shared by the fleet (none by default). */
   readonly rateLimit?: RateLimitOptions | undefined
   /** `redis://host:port` (node-redis URL syntax). */
@@ -296,9 +321,37 @@ const openTaskStore = (fleet: RedisOptions) =>
     })
   })
 
+/** The connection and the pieces on it, with the `Health` of the context they are built in. */
+const layerRedisParts = (
+  options: RedisOptions
+): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
+  const connection = Layer.effect(
+    Redis.Redis,
+    Effect.flatMap(Health.current, (health) =>
+      connection_.make({
+        url: options.url,
+        connectTimeout: Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"),
+        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        health
+      }))
+  ).pipe(
+    Layer.catchTag("RedisError", (error) =>
+      Layer.effect(
+        Redis.Redis,
+        Effect.fail(new McpFleetError({ reason: "Redis", detail: `could not connect to Redis (${Health.reason(error)})` }))
+      )
+    )
+  )
+  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
+}
+
+/** One `Health` for the connection and every piece on it: one warning per outage for the connection. */
+const layerHealth = () => Layer.sync(Health.FleetHealth, Health.make)
+
 /**
- * Everything the fleet shares, on one node-redis connection (`redis` must be installed): the token store
- * (for `McpAuth.layer`) and the result cache (for `McpClient.layerWithoutDependencies`; `layerHttp` below
+ * Everything the fleet shares, on one node-redis connection (`redis` must be installed; the fleet's own
+ * connection, every step of it bounded: see "When Redis misbehaves" in the README): the token store (for
+ * `McpAuth.layer`) and the result cache (for `McpClient.layerWithoutDependencies`; `layerHttp` below
  * assembles both).
  *
  * @since 0.2.0
@@ -306,29 +359,8 @@ const openTaskStore = (fleet: RedisOptions) =>
  */
 export const layerRedis = (
   options: RedisOptions
-): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
-  const connectMs = Duration.toMillis(Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"))
-  const connection = Layer.unwrap(
-    Effect.map(
-      Effect.promise(() => import("@effect/platform-node/NodeRedis")),
-      (NodeRedis) =>
-        NodeRedis.layer({ url: options.url, socket: { connectTimeout: connectMs } }).pipe(
-          Layer.catchTag("RedisError", (error) =>
-            Layer.effect(
-              Redis.Redis,
-              Effect.fail(
-                new McpFleetError({
-                  reason: "Redis",
-                  detail: `could not connect to Redis (${redactUrl(String(error.cause))})`
-                })
-              )
-            )
-          )
-        )
-    )
-  )
-  return Layer.provideMerge(Layer.merge(layerTokenStore(options), layerResultCache(options)), connection)
-}
+): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> =>
+  layerRedisParts(options).pipe(Layer.provide(layerHealth()))
 
 /**
  * An HTTP client (as `NodeMcpClient.layerHttp`) whose tokens and cached results are the fleet's. Its cache
@@ -343,7 +375,10 @@ export const layerHttp = (
 ): Layer.Layer<McpClient.McpClient | FleetTasks, McpClientError | McpFleetError> => {
   const { fleet, ...given } = options
   const server = given.cacheNamespace ?? String(given.url)
-  const assembled = Layer.unwrap(Effect.map(openTaskStore(fleet), (store) => {
+  const assembled = Layer.unwrap(Effect.gen(function*() {
+    const store = yield* openTaskStore(fleet)
+    const limit = fleet.rateLimit
+    const before = limit === undefined ? undefined : yield* gateOf({ ...limit, key: limit.key ?? String(given.url) })
     const http: McpClient.HttpClientOptions = {
       ...given,
       cacheNamespace: server,
@@ -351,22 +386,24 @@ export const layerHttp = (
       // Every task this client starts is recorded before it is polled: another worker can resume it.
       onTaskCreated: (task) => Effect.andThen(store.record(server, task), given.onTaskCreated?.(task) ?? Effect.void)
     }
-    const client = McpClient.layerWithoutDependencies(http).pipe(
+    // With a rate limit, what the cache answers takes no turn: the cache's fetches take it.
+    const base = McpClient.layerWithoutDependencies(http).pipe(
       Layer.provide(EraResolver.layer),
       Layer.provide(InputFulfiller.layer(http)),
       Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
     )
-    const limited = fleet.rateLimit === undefined
-      ? client
-      : withRateLimit({ ...fleet.rateLimit, key: fleet.rateLimit.key ?? String(given.url) })(client)
+    const client = before === undefined
+      ? base
+      : base.pipe(Layer.provide(Layer.effect(ResultCache, Effect.map(ResultCache, (cache) => rateLimit.gateCache(cache, before)))))
+    const limited = before === undefined ? client : Layer.effect(
+      McpClient.McpClient,
+      Effect.map(McpClient.McpClient, (c) => rateLimit.limitClient(c, before, true))
+    ).pipe(Layer.provide(client))
     const tasks = Layer.effect(FleetTasks, Effect.map(McpClient.McpClient, (c) => makeTasks(store, server, c)))
     return Layer.provideMerge(tasks, limited)
   }))
-  return assembled.pipe(Layer.provide(layerRedis(fleet)))
+  return assembled.pipe(Layer.provide(layerRedisParts(fleet)), Layer.provide(layerHealth()))
 }
-
-/** Credentials in a Redis URL never reach a message. */
-const redactUrl = (text: string) => text.replace(/\/\/[^@/\s]*@/g, "//***@")
 
 /**
  * A Promise client of the fleet: `McpPromise.PromiseClient` plus `resumeTask`.

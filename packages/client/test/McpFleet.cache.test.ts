@@ -166,4 +166,38 @@ describe.skipIf(!haveRedis)("McpFleet result cache on Redis", () => {
       await b.close()
     }
   })
+
+  it("a 200 MB value at an entry's key (or a hash there) is deleted at the first read, not read: every read after it answers at once", async () => {
+    const [a, b] = [await process_("c5"), await process_("c5")]
+    try {
+      const { fetch, count } = counter()
+      await run(a.cache.get(key("alice"), fetch("x", 60_000)))
+      const keys = (await run(Effect.orDie(a.redis.send<Array<string>>("KEYS", "c5:cache:*")))).filter((k) => !k.includes(":gen:"))
+      assert.strictEqual(keys.length, 1)
+      // SETRANGE pads with zero bytes: 200 MB in Redis without sending them.
+      for (const k of keys) await run(Effect.orDie(a.redis.send("SETRANGE", k, String(200 * 2 ** 20 - 1), "x")))
+      const started = Date.now()
+      assert.deepStrictEqual(await run(b.cache.get(key("alice"), fetch("again", 60_000))), { tools: ["again"] })
+      assert.isBelow(Date.now() - started, 1000)
+      assert.strictEqual(count(), 2)
+      // Gone (the fresh answer written in its place), and what another process reads now opens.
+      const length = await run(Effect.orDie(a.redis.send<number>("STRLEN", keys[0] ?? "")))
+      assert.isBelow(length, 10_000)
+      // A hash at the key (not a value the fleet writes): deleted too, no WRONGTYPE for every reader.
+      for (const k of keys) {
+        await run(Effect.orDie(a.redis.send("DEL", k)))
+        await run(Effect.orDie(a.redis.send("HSET", k, "f", "v")))
+      }
+      const [c] = [await process_("c5")]
+      try {
+        assert.deepStrictEqual(await run(c.cache.get(key("alice"), fetch("third", 60_000))), { tools: ["third"] })
+        assert.strictEqual(await run(Effect.orDie(a.redis.send<string>("TYPE", keys[0] ?? ""))), "string")
+      } finally {
+        await c.close()
+      }
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  }, 20_000)
 })

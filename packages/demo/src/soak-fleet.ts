@@ -4,12 +4,16 @@
  * OAuth-protected server with 2-second access tokens and rotating single-use refresh tokens. Uses `REDIS_URL`,
  * else a `redis-server` of its own on a free port; without either it says so and exits 0.
  *
- * It reports calls, sign-ins, refreshes, refused refreshes, Redis round trips per call, failures, the heap in
+ * Halfway through, Redis is paused for `--pause` seconds (default 3; SIGSTOP: it accepts connections and
+ * commands but answers nothing), when the soak runs its own: the fleet must carry on through it without a
+ * failed call, a second sign-in or a refresh token spent twice.
+ *
+ * It reports calls, sign-ins, refreshes, refused refreshes, Redis round trips per call, failures, the longest call, the heap in
  * use after a full collection at the start and every quarter of the run (the leak check: RSS alone also counts
  * what V8 keeps reserved, and the in-process servers), and RSS and open file descriptors before and after; it exits non-zero on any failed call, a second sign-in, a refused
  * refresh, or descriptors not back where they were.
  *
- *   npm run soak:fleet [-- --seconds 60 --workers 4]
+ *   npm run soak:fleet [-- --seconds 60 --workers 4 --pause 3]
  */
 import * as McpFleet from "@mcp-effect/client/McpFleet"
 import { followAuthorization, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
@@ -27,6 +31,7 @@ const arg = (name: string, fallback: number) => {
 }
 const seconds = arg("--seconds", Number(process.env["SOAK_SECONDS"] ?? 60))
 const workers = arg("--workers", 4)
+const pauseSeconds = arg("--pause", 3)
 const say = (line: string) => process.stdout.write(`${line}\n`)
 const openFds = () => fs.readdirSync("/proc/self/fd").length
 /** The heap in use after a full collection (MiB), when the run has `--expose-gc`; before it otherwise. */
@@ -59,7 +64,10 @@ const ownRedis = async () => {
   await new Promise((r) => setTimeout(r, 300))
   return {
     url: `redis://127.0.0.1:${port}`,
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
     stop: () => {
+      child.kill("SIGCONT")
       child.kill()
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -80,13 +88,14 @@ const main = async () => {
     subject: "demo-user",
     key: randomBytes(32),
     prefix: `soak-${process.pid}`,
-    lockTtl: 3000,
     onRoundTrip: () => void roundTrips++
   }
   const fdsBefore = openFds()
   const rssBefore = process.memoryUsage().rss
   const failures: Array<string> = []
   let calls = 0
+  let longestCallMs = 0
+  let paused = 0
   const heapSamples: Array<number> = [heapAfterGc()]
   try {
     const clients = await Promise.all(Array.from({ length: workers }, (_, i) =>
@@ -102,17 +111,26 @@ const main = async () => {
     ))
     const until = Date.now() + seconds * 1000
     const sampler = setInterval(() => heapSamples.push(heapAfterGc()), (seconds * 1000) / 4)
+    // Halfway: Redis paused (its own only), then resumed.
+    const pause = redis === undefined ? undefined : setTimeout(() => {
+      redis.pause()
+      paused = pauseSeconds
+      setTimeout(() => redis.resume(), pauseSeconds * 1000)
+    }, (seconds * 1000) / 2)
     await Promise.all(clients.map(async (client) => {
       while (Date.now() < until) {
+        const started = Date.now()
         try {
           await client.callTool("whoami")
           calls++
         } catch (error) {
           failures.push(error instanceof Error ? error.message : String(error))
         }
+        longestCallMs = Math.max(longestCallMs, Date.now() - started)
       }
     }))
     clearInterval(sampler)
+    clearTimeout(pause)
     await Promise.all(clients.map((client) => client.close()))
   } finally {
     await server.close()
@@ -125,6 +143,8 @@ const main = async () => {
     workers,
     calls,
     failures: failures.length,
+    redisPausedSeconds: paused,
+    longestCallMs,
     signIns: server.counts.authorizations,
     refreshes: server.counts.grants["refresh_token"] ?? 0,
     refusedRefreshes: server.counts.refusedRefreshes,

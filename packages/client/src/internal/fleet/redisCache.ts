@@ -9,18 +9,22 @@
  * method's generation in Redis (an entry of an older generation is never served, even one written by a fetch
  * that was under way) and is published on a channel: every process drops its own copies.
  *
- * Redis down or slow: each round trip has a deadline, after which the process works from its own cache with
- * a logged warning. A value that does not open or parse is deleted and fetched again.
+ * Redis down or slow: each round trip has a deadline, after which the process works from its own cache (the
+ * outage is told to `Health`: one warning). What is read is bounded: a value longer than `maxEntryBytes` (or
+ * not a string at all) is deleted by the read itself, in Redis, without being sent; a value that does not open
+ * or parse is deleted and fetched again. An answer longer than `maxEntryBytes` sealed is not shared.
  *
  * @internal
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Redis from "effect/persistence/Redis"
+import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as local from "../resultCache.js"
 import type { Cacheable, CacheKey, Invalidation, Options, Service } from "../../ResultCache.js"
+import type { Health } from "./health.js"
+import { tripper } from "./lock.js"
 import { digest, type Sealer } from "./seal.js"
 
 /** @internal */
@@ -32,7 +36,30 @@ export interface RedisCacheOptions extends Options {
   readonly onRoundTrip?: (() => void) | undefined
   /** Counts answers served from Redis (written by this or another process). */
   readonly onRedisHit?: (() => void) | undefined
+  /** The longest sealed entry read or written (longer ones are deleted unread). */
+  readonly maxEntryBytes: number
+  readonly health: Health
 }
+
+/**
+ * The values at `KEYS`, each only if it is a string of at most `ARGV[1]` bytes: a longer one, or a key of
+ * another type, is deleted (and answers nil) without being sent.
+ */
+const boundedRead = Redis.script((keys: ReadonlyArray<string>, max: number) => [...keys, max], {
+  lua: `local max = tonumber(ARGV[1])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call("TYPE", key).ok
+  if kind == "string" and redis.call("STRLEN", key) <= max then
+    out[i] = redis.call("GET", key)
+  else
+    if kind ~= "none" then redis.call("DEL", key) end
+    out[i] = false
+  end
+end
+return out`,
+  numberOfKeys: (keys) => keys.length
+}).withReturnType<Array<string | null>>()
 
 interface Shared {
   readonly value: unknown
@@ -68,25 +95,13 @@ export const make = (options: RedisCacheOptions): Effect.Effect<Service, never, 
     const entryKey = (key: CacheKey, scope: "public" | "private") =>
       `${options.prefix}:cache:${method(key)}:${digest(key.params)}:${scope === "public" ? "public" : digest(key.authContext)}`
 
-    const trip = <A>(what: string, effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A | undefined> =>
-      Effect.suspend(() => {
-        options.onRoundTrip?.()
-        return effect
-      }).pipe(
-        Effect.timeoutOrElse({ duration: options.timeout, orElse: () => Effect.fail("timeout" as const) }),
-        Effect.catch((error) =>
-          Effect.as(
-            Effect.logWarning(`mcp fleet: Redis cache ${what} ${error === "timeout" ? "timed out" : "failed"}; local cache only`),
-            undefined
-          )
-        )
-      )
+    const trip = tripper(options, options.health)
 
     /** The shared entry (public first, then this auth context's), with the method's current generation. */
     const read = (key: CacheKey) =>
       Effect.gen(function*() {
         const keys = [generationKey(key), entryKey(key, "public"), entryKey(key, "private")] as const
-        const reply = yield* trip("read", redis.send<Array<string | null>>("MGET", ...keys))
+        const reply = yield* trip("read", redis.eval(boundedRead)(keys, options.maxEntryBytes))
         if (reply === undefined) return { generation: undefined, hit: undefined }
         const generation = reply[0] ?? "0"
         // Wall-clock time: the expiry is compared across processes (and machines), not on one fiber's Clock.
@@ -113,9 +128,9 @@ export const make = (options: RedisCacheOptions): Effect.Effect<Service, never, 
         const scope = result.cacheScope ?? "private"
         const place = entryKey(key, scope)
         const shared: Shared = { value: result.value, expiresAt: Date.now() + ttl, scope, generation }
-        return Effect.asVoid(
-          trip("write", redis.send("SET", place, sealer.seal(JSON.stringify(shared), place), "PX", String(ttl)))
-        )
+        const sealed = sealer.seal(JSON.stringify(shared), place)
+        if (sealed.length > options.maxEntryBytes) return Effect.void
+        return Effect.asVoid(trip("write", redis.send("SET", place, sealed, "PX", String(ttl))))
       })
 
     /** Behind the near cache: Redis first, else the caller's fetch (whose answer is shared). */
@@ -133,7 +148,10 @@ export const make = (options: RedisCacheOptions): Effect.Effect<Service, never, 
       })
 
     const currentGeneration = (key: CacheKey) =>
-      Effect.map(trip("read", redis.send<string | null>("GET", generationKey(key))), (g) => g === undefined ? undefined : g ?? "0")
+      Effect.map(
+        trip("read", redis.eval(boundedRead)([generationKey(key)], options.maxEntryBytes)),
+        (reply) => reply === undefined ? undefined : reply[0] ?? "0"
+      )
 
     const get: Service["get"] = (key, fetch, getOptions) =>
       near.get(key, far(key, fetch, getOptions?.refresh === true), getOptions)

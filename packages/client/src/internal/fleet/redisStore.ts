@@ -1,21 +1,23 @@
 /**
  * The token store shared by a fleet: entries in Redis, one hash per (subject, MCP server) with one field per
  * authorization server, each value sealed (AES-256-GCM) with the caller's key. A refresh is single-flight
- * across processes through a short Redis lock (`SET NX PX`): a crashed holder blocks the others at most the
- * lock's lifetime, and every wait is bounded by it.
+ * across processes through a short Redis lock (`SET NX PX`, `lock.ts`): a crashed holder blocks the others at
+ * most the lock's lifetime, and every wait is bounded by it.
  *
- * Redis down or slow: every round trip has a deadline; on failure the store logs a warning (never a secret)
- * and works from the process's own memory, which mirrors every save. A value that does not open or does not
+ * Redis down or slow: every round trip has a deadline; on failure the store tells `Health` (one warning per
+ * outage, never a secret) and works from the process's own memory, which mirrors every save and load. Tokens
+ * whose write failed are kept and written again (unless Redis has newer ones) once Redis answers: at the
+ * latest before the refresh lock is let go, else at the next read. A value that does not open or does not
  * parse is deleted and counts as absent.
  *
  * @internal
  */
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Redis from "effect/persistence/Redis"
-import { randomBytes } from "node:crypto"
+import type * as Redis from "effect/persistence/Redis"
 import * as store from "../auth/store.js"
+import * as Health from "./health.js"
+import * as lock from "./lock.js"
 import { digest, type Sealer } from "./seal.js"
 
 /** @internal */
@@ -31,12 +33,9 @@ export interface RedisStoreOptions {
   readonly timeout: Duration.Duration
   /** Counts Redis round trips (for figures). */
   readonly onRoundTrip?: (() => void) | undefined
+  /** Where outages are told (one per connection; a store of its own when not given). */
+  readonly health?: Health.Health | undefined
 }
-
-const releaseScript = Redis.script((key: string, token: string) => [key, token], {
-  lua: `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`,
-  numberOfKeys: 1
-}).withReturnType<number>()
 
 /** A Redis reply as a field/value list: RESP2 gives a flat array, RESP3 a map. */
 const pairs = (reply: unknown): Array<readonly [string, string]> => {
@@ -72,37 +71,48 @@ const parseEntry = (text: string): store.StoredEntry | undefined => {
 /** @internal */
 export const make = (options: RedisStoreOptions): store.Store => {
   const { redis, sealer } = options
+  const health = options.health ?? Health.make()
   const local = store.memory()
   const subjectKey = digest(options.subject)
   const hashKey = (server: string) => `${options.prefix}:tokens:${subjectKey}:${digest(server)}`
   const lockKey = (server: string) => `${options.prefix}:lock:${subjectKey}:${digest(server)}`
-  const lockMs = Math.max(1, Duration.toMillis(options.lockTtl))
+  /** Servers this process has held tokens for: Redis holding none of them means it lost its data. */
+  const seen = new Set<string>()
+  /** Entries whose write failed, by hash key and field: written again once Redis answers. */
+  const pending = new Map<string, store.StoredEntry>()
 
-  /** One round trip, bounded; `undefined` (and a warning) when Redis fails or is too slow. */
-  const trip = <A>(what: string, effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A | undefined> =>
-    Effect.suspend(() => {
-      options.onRoundTrip?.()
-      return effect
-    }).pipe(
-      Effect.timeoutOrElse({
-        duration: options.timeout,
-        orElse: () => Effect.fail("timeout" as const)
-      }),
-      Effect.catch((error) =>
-        Effect.as(
-          Effect.logWarning(
-            `mcp fleet: Redis ${what} ${error === "timeout" ? "timed out" : "failed"}; using this process's tokens`
-          ),
-          undefined
-        )
-      )
-    )
+  const trip = lock.tripper(options, health)
 
-  const load = (server: string) =>
+  const place = (entry: store.StoredEntry) => {
+    const key = hashKey(entry.server)
+    const field = digest(entry.issuer)
+    return { key, field, id: `${key} ${field}` }
+  }
+
+  const write = (entry: store.StoredEntry) =>
+    Effect.gen(function*() {
+      const { key, field, id } = place(entry)
+      const written = yield* trip("write", redis.send("HSET", key, field, sealer.seal(JSON.stringify(entry), id)))
+      if (written === undefined) pending.set(id, entry)
+      else pending.delete(id)
+      return written !== undefined
+    })
+
+  const issuedAt = (entry: store.StoredEntry | undefined) => entry?.tokens?.issuedAt ?? 0
+
+  /** Write the kept entries of `server` again, unless what Redis holds (`stored`) is as new. */
+  const writeBack = (server: string, stored: ReadonlyArray<store.StoredEntry>) =>
+    Effect.forEach([...pending.values()].filter((entry) => entry.server === server), (entry) => {
+      const current = stored.find((other) => other.issuer === entry.issuer)
+      if (issuedAt(current) >= issuedAt(entry)) return Effect.sync(() => void pending.delete(place(entry).id))
+      return Effect.asVoid(write(entry))
+    }, { discard: true })
+
+  const read = (server: string) =>
     Effect.gen(function*() {
       const key = hashKey(server)
       const reply = yield* trip("read", redis.send<unknown>("HGETALL", key))
-      if (reply === undefined) return yield* local.load(server)
+      if (reply === undefined) return undefined
       const entries: Array<store.StoredEntry> = []
       for (const [field, sealed] of pairs(reply)) {
         const opened = sealer.open(sealed, `${key} ${field}`)
@@ -117,40 +127,56 @@ export const make = (options: RedisStoreOptions): store.Store => {
       return entries
     })
 
+  const load = (server: string) =>
+    Effect.gen(function*() {
+      const stored = yield* read(server)
+      if (stored === undefined) return yield* local.load(server)
+      // Tokens this process kept because their write failed, newer than Redis's: they are the answer, and
+      // written again now.
+      const mine = [...pending.values()].filter((entry) =>
+        entry.server === server && issuedAt(entry) > issuedAt(stored.find((other) => other.issuer === entry.issuer))
+      )
+      const entries = [...stored.filter((entry) => !mine.some((kept) => kept.issuer === entry.issuer)), ...mine]
+      yield* writeBack(server, stored)
+      for (const entry of entries) yield* local.save(entry)
+      if (entries.length > 0) seen.add(server)
+      return entries
+    })
+
   const save = (entry: store.StoredEntry) =>
     Effect.gen(function*() {
       yield* local.save(entry)
-      const key = hashKey(entry.server)
-      const field = digest(entry.issuer)
-      yield* trip("write", redis.send("HSET", key, field, sealer.seal(JSON.stringify(entry), `${key} ${field}`)))
+      seen.add(entry.server)
+      yield* write(entry)
     })
 
-  /** Take the lock, waiting at most its lifetime (then going on without it, as one process would). */
-  const acquire = (key: string) =>
+  /** Redis holds no entry of a server this process holds tokens of: it lost its data (a restart). */
+  const lost = (server: string) =>
     Effect.gen(function*() {
-      // The holder's pid is in the value for diagnostics (which process holds it); the random part is its own.
-      const token = `${process.pid}.${randomBytes(12).toString("base64url")}`
-      const deadline = (yield* Clock.currentTimeMillis) + lockMs + 250
-      let pause = 10
-      while ((yield* Clock.currentTimeMillis) < deadline) {
-        const reply = yield* trip("lock", redis.send<unknown>("SET", key, token, "NX", "PX", String(lockMs)))
-        if (reply === undefined) return undefined
-        if (reply === "OK") return token
-        yield* Effect.sleep(pause)
-        pause = Math.min(pause * 2, 100)
-      }
-      yield* Effect.logWarning("mcp fleet: the refresh lock was not released in its lifetime; going on without it")
-      return undefined
+      if (!seen.has(server)) return false
+      const count = yield* trip("read", redis.send<number>("HLEN", hashKey(server)))
+      return count === 0
     })
 
-  const exclusive = <A, E, R>(server: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const key = lockKey(server)
-    return Effect.acquireUseRelease(
-      acquire(key),
-      () => effect,
-      (token) => token === undefined ? Effect.void : Effect.asVoid(trip("unlock", redis.eval(releaseScript)(key, token)))
-    )
-  }
+  const locks = lock.make({ ...options, health, trip })
+
+  /** `alone`: what to run when the lock could not be had within its lifetime (default: `effect`, alone). */
+  const exclusive = <A, E, R>(
+    server: string,
+    effect: Effect.Effect<A, E, R>,
+    alone?: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E, R> =>
+    locks.exclusive(lockKey(server), effect, {
+      lost: lost(server),
+      unwritten: () => [...pending.values()].some((entry) => entry.server === server),
+      writeAgain: (deadline) =>
+        lock.retryUntil(deadline, Effect.gen(function*() {
+          const stored = yield* read(server)
+          if (stored === undefined) return false
+          yield* writeBack(server, stored)
+          return ![...pending.values()].some((entry) => entry.server === server)
+        }))
+    }, alone)
 
   return { load, save, exclusive }
 }
