@@ -128,19 +128,20 @@ const authorize = (session: S.Session, found: Discovered, scopes: ReadonlyArray<
   })
 
 /**
-/**
  * Refresh the current token; `false` when there is nothing to refresh with or the grant was refused. Single
  * flight across processes when the store has a cross-process lock (`shared.ts`): under it, tokens another
  * process stored meanwhile are taken instead. A refused refresh (`invalid_grant`) looks at the store first:
  * another program sharing it may have refreshed already (a rotating authorization server takes each refresh
  * token once), and its live token is taken as it is (with the registration it was issued to), or refreshed once
- * with its own refresh token.
+ * with its own refresh token. `ahead`: a refresh before the token expires (not after a refusal), which keeps the
+ * live token when the store's lock cannot be had.
  */
-const tryRefresh = (session: S.Session): Effect.Effect<boolean, McpAuthError> =>
+const tryRefresh = (session: S.Session, ahead: boolean): Effect.Effect<boolean, McpAuthError> =>
   shared.singleFlight(
     session,
     (tokens) => Effect.map(Clock.currentTimeMillis, (now) => !S.expired(tokens, now)),
-    refreshNow(session)
+    refreshNow(session),
+    ahead
   )
 
 const refreshNow = (session: S.Session, reread = true): Effect.Effect<boolean, McpAuthError> =>
@@ -187,7 +188,7 @@ const headers = (session: S.Session, method: string, url: URL) =>
       yield* exclusive(
         session,
         Effect.suspend(() =>
-          state.tokens !== undefined && S.expired(state.tokens, now) ? Effect.asVoid(tryRefresh(session)) : Effect.void
+          state.tokens !== undefined && S.expired(state.tokens, now) ? Effect.asVoid(tryRefresh(session, true)) : Effect.void
         )
       )
     }
@@ -241,7 +242,7 @@ const unauthorized = (session: S.Session, sentToken: boolean, info: ChallengeInf
     const tokens = state.tokens
     const now = yield* Clock.currentTimeMillis
     const found = yield* S.discoverNow(session, info)
-    if (sentToken && state.tokens !== undefined && (yield* tryRefresh(session))) return true
+    if (sentToken && state.tokens !== undefined && (yield* tryRefresh(session, false))) return true
     if (sentToken && tokens !== undefined) {
       const served = now - tokens.issuedAt >= FRESH_MS || S.expired(tokens, now)
       // A token that lived its life (or long enough) was taken: the authorizations that led to it succeeded,

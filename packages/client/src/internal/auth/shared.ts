@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { McpAuthError } from "../../McpAuthError.js"
 import { activate } from "./identity.js"
@@ -52,10 +53,20 @@ export const adoptRegistration = (session: S.Session, issuer: string, client: St
 export const singleFlight = (
   session: S.Session,
   usable: (tokens: S.Tokens) => Effect.Effect<boolean>,
-  refresh: Effect.Effect<boolean, McpAuthError>
+  refresh: Effect.Effect<boolean, McpAuthError>,
+  keepLive: boolean
 ) => {
   const exclusive = session.store.exclusive
   if (exclusive === undefined) return refresh
+  // Without the lock (it could not be had within its lifetime: the store unreachable), a refresh ahead of
+  // expiry keeps the access token while it lives and tries again on a later request, rather than spend a
+  // refresh token another process may be spending too (a rotating authorization server would end the grant).
+  const alone = keepLive
+    ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const expiresAt = session.state.tokens?.expiresAt
+      return expiresAt !== undefined && expiresAt > now ? Effect.succeed(true) : refresh
+    })
+    : refresh
   return exclusive(
     session.server.href,
     Effect.gen(function*() {
@@ -64,7 +75,8 @@ export const singleFlight = (
         if (tokens !== undefined && (yield* usable(tokens))) return true
       }
       return yield* refresh
-    })
+    }),
+    alone
   )
 }
 

@@ -52,10 +52,15 @@ export interface Store {
   readonly save: (entry: StoredEntry) => Effect.Effect<void>
   /**
    * Run `effect` holding a lock that every process sharing this store respects, so that a refresh is
-   * single-flight across processes (the engine re-reads the store inside it). Optional: a store kept by one
-   * process leaves it out.
+   * single-flight across processes (the engine re-reads the store inside it). When the lock cannot be had
+   * within its lifetime (the store unreachable), `alone` runs instead where given, else `effect` without the
+   * lock. Optional: a store kept by one process leaves it out.
    */
-  readonly exclusive?: <A, E, R>(server: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly exclusive?: <A, E, R>(
+    server: string,
+    effect: Effect.Effect<A, E, R>,
+    alone?: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E, R>
 }
 
 const keyOf = (server: string, issuer: string) => `${server} ${issuer}`
