@@ -21,7 +21,10 @@ export type McpDiagnostic = Data.TaggedEnum<{
   DroppedNotification: { readonly method: string; readonly reason: string }
   /** A request from the server that the client refused or could not serve. */
   RefusedRequest: { readonly method: string; readonly reason: string }
-  /** A tool left out of `listTools` (over HTTP: invalid `x-mcp-header` annotations). */
+  /**
+   * A tool left out of `listTools`: it does not decode (e.g. an `inputSchema` that is not an object), or over
+   * HTTP its `x-mcp-header` annotations are invalid.
+   */
   InvalidTool: { readonly name: string; readonly reason: string }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }

@@ -41,6 +41,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { describeUnknownError, isCallToolResultLike, renderResult } from "./internal/llm/content.js"
 import { assignNames } from "./internal/llm/names.js"
+import { setOwn } from "./internal/llm/own.js"
 import * as LlmBridge from "./LlmBridge.js"
 import { isRecord, type JsonObject, type ToolAnnotations } from "./McpSchema.js"
 
@@ -203,7 +204,8 @@ const compactTypeUnions = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(compactTypeUnions)
   if (!isRecord(schema)) return schema
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) out[key] = compactTypeUnions(value)
+  // Own properties only: a property named `__proto__` stays one, rather than setting the prototype.
+  for (const [key, value] of Object.entries(schema)) setOwn(out, key, compactTypeUnions(value))
   const branches = out["anyOf"]
   if (!Array.isArray(branches) || "type" in out || branches.length < 2) return out
   const types = branches.map((branch) =>

@@ -1,4 +1,4 @@
-import { LlmBridge, ToolScheduler, Toolkit } from "@mcp-effect/client"
+import { LlmBridge, McpSchema, ToolScheduler, Toolkit } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -137,6 +137,23 @@ describe("Toolkit: declarations", () => {
       assert.isFalse(text.includes("$defs"))
       assert.isFalse(text.includes("$schema"))
       assert.isTrue(declared?.notes.some((n) => n.includes("recursive reference")))
+    }))
+
+  it.effect("a parameter named __proto__ stays an own property of the JSON Schema, not its prototype", () =>
+    Effect.gen(function*() {
+      const odd = Toolkit.tool({
+        name: "odd",
+        parameters: Schema.Struct({ ["__proto__"]: Schema.String, plain: Schema.String }),
+        handler: () => Effect.succeed("x")
+      })
+      const schema = yield* odd.jsonSchema
+      const properties = schema["properties"]
+      assert.isTrue(McpSchema.isRecord(properties))
+      if (!McpSchema.isRecord(properties)) return
+      assert.deepStrictEqual(Object.keys(properties), ["__proto__", "plain"])
+      assert.isTrue(Object.hasOwn(properties, "__proto__"))
+      assert.strictEqual(Object.getPrototypeOf(properties), Object.prototype)
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(properties)), JSON.parse('{"__proto__":{"type":"string"},"plain":{"type":"string"}}'))
     }))
 
   it.effect("two tools with one name, or a non-object schema, are a ToolkitError", () =>

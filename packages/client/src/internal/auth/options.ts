@@ -130,8 +130,9 @@ export interface AuthOptions {
   readonly signInTimeout?: Duration.Input | undefined
   /**
    * The budget of each HTTP exchange of an authorization (default 30 seconds): a metadata document, a
-   * registration, a token request, a refresh. An endpoint that does not answer within it fails the
-   * authorization with an `McpAuthError` naming the step, whatever `signInTimeout` is.
+   * registration, a token request, a refresh. Each exchange has this whole budget: it is not taken from the
+   * timeout of the request that met the challenge (which stands still meanwhile). An endpoint that does not
+   * answer within it fails the authorization with an `McpAuthError` naming the step, whatever `signInTimeout` is.
    */
   readonly exchangeTimeout?: Duration.Input | undefined
 }
