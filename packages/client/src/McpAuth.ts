@@ -87,6 +87,8 @@ export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, 
 /**
  * Tokens in a JSON file, created with mode 0600. Programs may share it: each save is locked across processes
  * (`<file>.lock`) and changes only its own entry; an unreadable file is kept aside as `<file>.corrupt-<time>`.
+ * Only a regular file of at most 1 MiB is read: anything else there (a FIFO, a device, a huge file) is left as
+ * it is, and the authorization fails with an `McpAuthError` naming it.
  *
  * @since 0.1.0
  * @category layers

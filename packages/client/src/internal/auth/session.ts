@@ -147,13 +147,16 @@ export const authorizationValue = (session: Session): string | undefined => {
   return tokens.tokenType === "dpop" ? `DPoP ${tokens.accessToken}` : `Bearer ${tokens.accessToken}`
 }
 
-/** Take the newest stored tokens for this server, once. @internal */
+/**
+ * Take the newest stored tokens for this server, once: a store that cannot be read fails each request until it
+ * can (its error is not taken for an empty store). @internal
+ */
 export const load = (session: Session) =>
   Effect.gen(function*() {
     const state = session.state
     if (state.loaded) return
-    state.loaded = true
     const entries = yield* session.store.load(session.server.href)
+    state.loaded = true
     const latest = entries
       .filter((entry) => entry.tokens !== undefined && entry.tokens.tokenType !== "dpop")
       .sort((a, b) => (b.tokens?.issuedAt ?? 0) - (a.tokens?.issuedAt ?? 0))[0]

@@ -18,7 +18,7 @@ import type { StoredClient } from "./store.js"
  *
  * @internal
  */
-export const adoptNewer = (session: S.Session, held: S.Tokens | undefined): Effect.Effect<boolean> =>
+export const adoptNewer = (session: S.Session, held: S.Tokens | undefined): Effect.Effect<boolean, McpAuthError> =>
   Effect.map(session.store.load(session.server.href), (entries) => {
     const issuer = held?.issuer ?? session.state.tokens?.issuer
     const stored = entries

@@ -5,12 +5,16 @@
  *
  * @internal
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
+import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { McpAuthError } from "../../McpAuthError.js"
+import { isRecord } from "../../McpSchema.js"
 import { withFileLock } from "./fileLock.js"
 
 /** @internal */
@@ -47,8 +51,11 @@ export interface StoredEntry {
 
 /** @internal */
 export interface Store {
-  /** Every entry for a server (one per authorization server). */
-  readonly load: (server: string) => Effect.Effect<ReadonlyArray<StoredEntry>>
+  /**
+   * Every entry for a server (one per authorization server). Fails when the store cannot be used at all (a
+   * token file that is not a regular file, or too large), which ends the authorization with that error.
+   */
+  readonly load: (server: string) => Effect.Effect<ReadonlyArray<StoredEntry>, McpAuthError>
   readonly save: (entry: StoredEntry) => Effect.Effect<void>
   /**
    * Run `effect` holding a lock that every process sharing this store respects, so that a refresh is
@@ -96,23 +103,90 @@ const FileEntry = Schema.Struct({
 
 const decodeEntry = Schema.decodeUnknownOption(FileEntry)
 
-/** The file's content as it is: an object of entries (some maybe not usable), or why it is not. */
-type Raw = { readonly _tag: "Read"; readonly content: Record<string, unknown> } | { readonly _tag: "Unreadable" }
+/** The largest token file read: 1 MiB, far past any real one (a sign-in takes a few hundred bytes). */
+const MAX_TOKEN_FILE_BYTES = 1024 * 1024
+
+/**
+ * The file's content as it is: an object of entries (some maybe not usable), or why it is not: `Unreadable`
+ * (not a JSON object: kept aside on the next save), `Refused` (not a regular file, or too large: left as it is).
+ */
+type Raw =
+  | { readonly _tag: "Read"; readonly content: Record<string, unknown> }
+  | { readonly _tag: "Unreadable" }
+  | { readonly _tag: "Refused"; readonly reason: string }
+
+/** A token file that is not used, nor changed: why, in a sentence naming it. */
+class TokenFileRefused extends Data.TaggedError("TokenFileRefused")<{ readonly reason: string }> {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** Nothing there (or nothing reachable): nothing to keep aside either. */
+const absent = (): Raw => ({ _tag: "Read", content: {} })
+
+const kindOf = (stats: Stats): string =>
+  stats.isDirectory()
+    ? "a directory"
+    : stats.isFIFO()
+    ? "a FIFO"
+    : stats.isSocket()
+    ? "a socket"
+    : stats.isCharacterDevice()
+    ? "a character device"
+    : stats.isBlockDevice()
+    ? "a block device"
+    : "of an unknown kind"
+
+const refused = (filePath: string, stats: Stats): Raw =>
+  stats.isFile()
+    ? { _tag: "Refused", reason: `the token file ${filePath} is larger than 1 MiB; a token file holds a few sign-ins` }
+    : { _tag: "Refused", reason: `the token file ${filePath} is not a regular file (${kindOf(stats)}); tokens are kept in a JSON file` }
+
+/** The bytes of an open regular file, at most the bound (`undefined` past it: never more than one byte past is read). */
+const readUpTo = async (handle: fs.FileHandle): Promise<Buffer | undefined> => {
+  const chunks: Array<Buffer> = []
+  let total = 0
+  while (total <= MAX_TOKEN_FILE_BYTES) {
+    const buffer = Buffer.alloc(Math.min(64 * 1024, MAX_TOKEN_FILE_BYTES + 1 - total))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+    if (bytesRead === 0) break
+    chunks.push(buffer.subarray(0, bytesRead))
+    total += bytesRead
+  }
+  return total > MAX_TOKEN_FILE_BYTES ? undefined : Buffer.concat(chunks, total)
+}
+
+/**
+ * The file's text: a regular file of at most 1 MiB. The path is looked at first, and only a regular file is
+ * opened, without blocking (a FIFO put there in between cannot hold the open); the open handle is looked at
+ * again, and a file that grows past the bound while it is read is refused too.
+ */
+const readText = async (filePath: string): Promise<string | Raw> => {
+  const before = await fs.stat(filePath).catch(() => undefined)
+  if (before === undefined) return absent()
+  if (!before.isFile() || before.size > MAX_TOKEN_FILE_BYTES) return refused(filePath, before)
+  const handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined)
+  if (handle === undefined) return absent()
+  try {
+    const opened = await handle.stat()
+    if (!opened.isFile() || opened.size > MAX_TOKEN_FILE_BYTES) return refused(filePath, opened)
+    const bytes = await readUpTo(handle)
+    return bytes === undefined ? refused(filePath, opened) : bytes.toString("utf8")
+  } catch {
+    return absent()
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}
 
 const readRaw = (filePath: string): Effect.Effect<Raw> =>
   Effect.promise(async (): Promise<Raw> => {
-    let text: string
-    try {
-      text = await fs.readFile(filePath, "utf8")
-    } catch {
-      // Absent (or not readable at all: nothing there to keep aside either).
-      return { _tag: "Read", content: {} }
-    }
+    const text = await readText(filePath)
+    if (typeof text !== "string") return text
     try {
       const parsed: unknown = JSON.parse(text)
-      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-        ? { _tag: "Read", content: parsed as Record<string, unknown> }
-        : { _tag: "Unreadable" }
+      return isRecord(parsed) ? { _tag: "Read", content: parsed } : { _tag: "Unreadable" }
     } catch {
       return { _tag: "Unreadable" }
     }
@@ -154,6 +228,7 @@ const update = <A>(filePath: string, change: (content: Record<string, unknown>) 
     filePath,
     Effect.gen(function*() {
       const raw = yield* readRaw(filePath)
+      if (raw._tag === "Refused") return yield* new TokenFileRefused({ reason: raw.reason })
       if (raw._tag === "Unreadable") yield* keepAside(filePath)
       const content = raw._tag === "Read" ? { ...raw.content } : {}
       const out = change(content)
@@ -166,8 +241,9 @@ const update = <A>(filePath: string, change: (content: Record<string, unknown>) 
  * A JSON file, read on every load and changed under a lock on every save: saves are serialised in the
  * process and locked across processes (`<file>.lock`), and each re-reads the file and changes only its own
  * entry. An unreadable file is kept aside (`<file>.corrupt-<time>`, with a warning), never written over;
- * entries of the wrong shape are not used. A failed write is logged (without its content) and otherwise
- * ignored.
+ * entries of the wrong shape are not used. Anything but a regular file of at most 1 MiB (a FIFO, a device, a
+ * directory, a huge file) is neither read nor changed: a load fails with an `McpAuthError` naming the file. A
+ * failed write is logged (without its content) and otherwise ignored.
  *
  * @internal
  */
@@ -175,12 +251,17 @@ export const file = (filePath: string): Store => ({
   load: (server) =>
     Effect.flatMap(readRaw(filePath), (raw) => {
       if (raw._tag === "Read") return Effect.succeed(usable(raw.content).filter((entry) => entry.server === server))
+      if (raw._tag === "Refused") return Effect.fail(new McpAuthError({ step: "authorization", detail: raw.reason }))
       return Effect.as(Effect.logWarning(`mcp auth: the token file ${filePath} is unreadable; no stored sign-in is used`), [])
     }),
   save: (entry) =>
     update(filePath, (content) => {
       content[keyOf(entry.server, entry.issuer)] = entry
-    }).pipe(Effect.catch(() => Effect.logWarning(`mcp auth: could not write the token file ${filePath}`)))
+    }).pipe(Effect.catch((error) =>
+      Effect.logWarning(
+        `mcp auth: could not write the token file ${filePath}${error instanceof TokenFileRefused ? `: ${error.reason}` : ""}`
+      )
+    ))
 })
 
 /**
