@@ -33,9 +33,9 @@
  *   the result mode's shape (the text, or a `CallToolResult` with `isError`), so nothing fails `generateText`
  *   because a tool failed. With `"error"` the call fails with `McpToolError` (the text, the `isError` result,
  *   the client error as `cause`).
- * - **Names** are sanitised, not rejected: a name outside `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` is cleaned, cut and given a
- *   stable hash suffix (`LlmBridge.sanitizeToolName`); where two tools would share a name the first keeps it and
- *   the collision is reported in `declarations[i].notes`.
+ * - **Names** are sanitised, not rejected: a name outside `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` is cleaned, cut and
+ *   given a stable hash suffix (`LlmBridge.sanitizeToolName`); where two tools would share a name the first keeps
+ *   it and the collision is reported in `declarations[i].notes`.
  * - **Parameters** are the tool's JSON Schema made model-ready as `LlmBridge.toolsForLlm` declares it (same-
  *   document `$ref`s inlined, the root made an object; with `strict: true` OpenAI's strict form where the schema
  *   allows it, each tool annotated `Tool.Strict` accordingly, `false` otherwise). A `null` the model sends for an
