@@ -35,6 +35,26 @@ describe("mcp-effect --env and --env-all", () => {
       assert.isUndefined(env["MYVAR"])
     }))
 
+  it.live("without flags, the shell's proxy and certificate variables reach the server; a proxy's password is kept out of errors", () =>
+    Effect.gen(function*() {
+      const password = "Pr0xy-Passw0rd-99"
+      const shell = {
+        HTTPS_PROXY: `http://carol:${password}@proxy.example:3128`,
+        no_proxy: "localhost",
+        SSL_CERT_FILE: "/etc/ssl/cert.pem",
+        SSL_CERT_DIR: "/etc/ssl/certs",
+        npm_config_registry: "https://registry.example/"
+      }
+      const ran = yield* run(["call", "env", "--json", ...stdio], { env: shell })
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      const env = reported(ran.stdout)
+      for (const [key, value] of Object.entries(shell)) assert.strictEqual(env[key], value, key)
+      const failed = yield* run(["call", "fail", ...stdio], { env: shell })
+      assert.strictEqual(failed.code, 3)
+      assert.include(failed.stderr, "cannot reach http://carol:[redacted]@proxy.example:3128")
+      assert.notInclude(failed.stderr + failed.stdout, password)
+    }))
+
   it.live("--env-all passes the whole environment of the command, --env over it", () =>
     Effect.gen(function*() {
       const ran = yield* run(
