@@ -9,6 +9,7 @@ import type * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
@@ -17,6 +18,7 @@ import { pathToFileURL } from "node:url"
 import * as auth from "./auth.js"
 import * as Completions from "./completions.js"
 import * as elicit from "./elicit.js"
+import * as inputs from "./inputs.js"
 import { type ConnectTimeoutError, connected } from "./output.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
@@ -116,7 +118,10 @@ export const clientOptions = (
 
 /** The server of the command line. */
 export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
-  Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
+  Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail })).pipe(
+    // VS Code's inputs asked are those of the entry `--server` names (`inputs.ts`).
+    Effect.provideService(inputs.ChosenEntry, Option.getOrUndefined(options.server))
+  )
 
 /** Whether the command line already authorizes the requests itself (an `Authorization` header). */
 const authorizedByHeader = (entry: McpConfig.HttpEntry) =>
