@@ -24,6 +24,7 @@ import * as inputs from "./inputs.js"
 import { type ConnectTimeoutError, connected } from "./output.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
+import * as TaskStatus from "./taskStatus.js"
 import * as target from "./target.js"
 import type { Interaction } from "./urlElicit.js"
 import { retryingClient } from "./urlRequired.js"
@@ -98,11 +99,15 @@ export const interaction = (
     }
   })
 
-/** The client options of a command: hooks on the status line, prompts when stdin is a terminal. */
+/**
+ * The client options of a command: hooks on the status line, prompts when stdin is a terminal. With `progress`,
+ * a call's progress and, given `tasks`, its task's status are the live line.
+ */
 export const clientOptions = (
   options: Pick<SessionOptions, "root" | "timeout">,
   interaction: Interaction,
-  progress: boolean
+  progress: boolean,
+  tasks?: TaskStatus.TaskStatuses
 ): Effect.Effect<McpClient.ClientOptions> =>
   Effect.gen(function*() {
     const { status } = interaction
@@ -112,6 +117,7 @@ export const clientOptions = (
       requestTimeout: options.timeout * 1000,
       ...(logLevel === undefined ? {} : { logLevel, onLog: (message: McpClient.LogMessage) => status.line(logLine(message)) }),
       ...(progress ? { onProgress: status.progress, resetTimeoutOnProgress: true } : {}),
+      ...(progress && tasks !== undefined ? { onTaskCreated: tasks.created } : {}),
       onElicit: elicit.hook(interaction),
       elicitationModes: ["form", "url"],
       ...(options.root.length === 0 ? {} : { onListRoots: () => rootsOf(options.root) })
@@ -197,13 +203,15 @@ export const withClient = <A, E, R>(
     const callbackPort = yield* auth.checkPort(options.callbackPort)
     const status = Status.make()
     const asks = yield* interaction(options, status)
-    const client = yield* clientOptions(options, asks, settings.progress === true)
+    const tasks = TaskStatus.make(status)
+    const client = yield* clientOptions(options, asks, settings.progress === true, tasks)
     const startedAt = Date.now()
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const exit = yield* connect(entry, client, callbackPort).pipe(
           Effect.tap((service) => Completions.follow(service, asks.completions)),
+          Effect.tap((service) => settings.progress === true ? tasks.follow(service) : Effect.void),
           Effect.tap((service) => connected(service, options.connectTimeout)),
           Effect.flatMap((service) => use(retryingClient(service, asks), status, startedAt)),
           Effect.ensuring(Effect.sync(status.clear)),
