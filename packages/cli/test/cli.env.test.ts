@@ -103,4 +103,15 @@ describe("mcp-effect --env and --env-all", () => {
       assert.strictEqual(http.code, 2)
       assert.include(http.stderr, "--env and --env-all go with a stdio server")
     }))
+
+  it.live("a server that writes nothing before the connect timeout: the error says so, with its stderr and the usual causes", () =>
+    Effect.gen(function*() {
+      const ran = yield* run(["tools", "--connect-timeout", "1", "--", process.execPath, server, "--silent", "npm error code ECONNREFUSED"])
+      assert.notStrictEqual(ran.code, 0)
+      assert.include(ran.stderr, "connect timeout of 1 s")
+      assert.include(ran.stderr, "the server wrote nothing on stdout")
+      assert.include(ran.stderr, "npm error code ECONNREFUSED")
+      const json = yield* run(["tools", "--json", "--connect-timeout", "1", "--", process.execPath, server, "--silent", "stuck"])
+      assert.include(json.stdout, "wrote nothing on stdout")
+    }))
 })

@@ -102,9 +102,13 @@ const lastLines = (tail: string, lines = 20, chars = 2000): string =>
 
 /**
  * What a timeout says of a stdio server that wrote nothing on stdout: far from the request that timed out, the
- * cause is usually the server's start (a package download, a missing variable).
+ * cause is usually the server's start (a package download, a missing variable). Exported for programs that
+ * bound the start themselves (the CLI's `--connect-timeout`) and say the same.
+ *
+ * @since 0.2.0
+ * @category errors
  */
-const silentServerNote = (stderrTail: string): string => {
+export const silentServerNote = (stderrTail: string): string => {
   const quoted = lastLines(stderrTail)
   return "the server wrote nothing on stdout. Usual causes: a first `npx -y`/`uvx` download that is slow or " +
     "cannot reach its registry (a proxy or certificate variable it needs), or a variable the server needs " +

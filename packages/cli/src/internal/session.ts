@@ -2,7 +2,7 @@
  * One command's connection: the server chosen on the command line, a client with the command's hooks
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
-import { McpClient, type McpConfig, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, type McpConfig, McpTransport, NodeMcpClient } from "@mcp-effect/client"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
@@ -169,27 +169,53 @@ export const connect = (
   entry: McpConfig.ServerEntry,
   client: McpClient.ClientOptions,
   callbackPort: number
-): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> => {
+): Effect.Effect<Connected, McpClientError, Scope.Scope> => {
   const options: McpClient.ClientOptions = { cacheNamespace: entry.name, ...client }
-  const layer = entry.transport === "http"
-    ? NodeMcpClient.layerHttp({
+  if (entry.transport === "http") {
+    const layer = NodeMcpClient.layerHttp({
       ...options,
       url: entry.url,
       headers: entry.headers,
       secrets: entry.secrets,
       ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
     })
-    : NodeMcpClient.layerStdio({
-      ...options,
-      shutdownTimeout: SERVER_GRACE,
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      cwd: entry.cwd,
-      description: entry.description,
-      secrets: entry.secrets
+    return Effect.map(Layer.build(layer), (context) => ({ client: Context.get(context, McpClient.McpClient), silence: Effect.undefined }))
+  }
+  const stdio: McpClient.StdioClientOptions = {
+    ...options,
+    shutdownTimeout: SERVER_GRACE,
+    command: entry.command,
+    args: entry.args,
+    env: entry.env,
+    cwd: entry.cwd,
+    description: entry.description,
+    secrets: entry.secrets
+  }
+  // The connection's word on a server that has written nothing yet, for the connect limit's error.
+  let silence: Effect.Effect<string | undefined> = Effect.undefined
+  const watched = Layer.effect(
+    McpTransport.McpTransport,
+    Effect.gen(function*() {
+      const transport = yield* McpTransport.McpTransport
+      return {
+        connect: Effect.tap(transport.connect, (connection) =>
+          Effect.sync(() => {
+            silence = connection.silentStderr ?? Effect.undefined
+          }))
+      }
     })
-  return Effect.map(Layer.build(layer), Context.get(McpClient.McpClient))
+  ).pipe(Layer.provide(NodeMcpClient.layerStdioTransport(stdio)))
+  const layer = McpClient.layer(stdio).pipe(Layer.provide(watched))
+  return Effect.map(Layer.build(layer), (context) => ({
+    client: Context.get(context, McpClient.McpClient),
+    silence: Effect.suspend(() => silence)
+  }))
+}
+
+/** A command's client, and what its connection says of a stdio server that has written nothing yet. */
+export interface Connected {
+  readonly client: McpClient.Service
+  readonly silence: Effect.Effect<string | undefined>
 }
 
 /** Run `use` with a client of the chosen server; the server is stopped when it is done. */
@@ -210,10 +236,10 @@ export const withClient = <A, E, R>(
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const exit = yield* connect(entry, client, callbackPort).pipe(
-          Effect.tap((service) => Completions.follow(service, asks.completions)),
-          Effect.tap((service) => settings.progress === true ? tasks.follow(service) : Effect.void),
-          Effect.tap((service) => connected(service, options.connectTimeout)),
-          Effect.flatMap((service) => use(retryingClient(service, asks), status, startedAt)),
+          Effect.tap(({ client: service }) => Completions.follow(service, asks.completions)),
+          Effect.tap(({ client: service }) => settings.progress === true ? tasks.follow(service) : Effect.void),
+          Effect.tap(({ client: service, silence }) => connected(service, options.connectTimeout, silence)),
+          Effect.flatMap(({ client: service }) => use(retryingClient(service, asks), status, startedAt)),
           Effect.ensuring(Effect.sync(status.clear)),
           Scope.provide(scope),
           restore,
