@@ -117,7 +117,7 @@ export const clientOptions = (
       requestTimeout: options.timeout * 1000,
       ...(logLevel === undefined ? {} : { logLevel, onLog: (message: McpClient.LogMessage) => status.line(logLine(message)) }),
       ...(progress ? { onProgress: status.progress, resetTimeoutOnProgress: true } : {}),
-      ...(progress && tasks !== undefined ? { onTaskCreated: tasks.created } : {}),
+      ...(progress && tasks !== undefined ? { onTaskCreated: tasks.created, onTaskStatus: tasks.status } : {}),
       onElicit: elicit.hook(interaction),
       elicitationModes: ["form", "url"],
       ...(options.root.length === 0 ? {} : { onListRoots: () => rootsOf(options.root) })
