@@ -78,4 +78,34 @@ describe("configuration files people already have", () => {
       const call = yield* run(["call", "echo", "text=hi", "--server", "demo"], { cwd: project })
       assert.strictEqual(call.stdout, "hi\n")
     }))
+  it.live("import writes VS Code's ${input:ID} as an environment reference, and says which variable to set", () =>
+    Effect.gen(function*() {
+      const project = directory({
+        ".vscode/mcp.json": {
+          inputs: [{ type: "promptString", id: "demo-era", description: "Which era" }],
+          servers: {
+            eras: { type: "stdio", command: process.execPath, args: [official, "--era", "${input:demo-era}"], env: { KEPT: "$${input:kept}" } },
+            ...vscode.servers
+          }
+        }
+      })
+      const imported = yield* run(["import"], { cwd: project, env: { HOME: directory({}) } })
+      assert.strictEqual(imported.code, 0, imported.stderr)
+      assert.strictEqual(imported.stdout, `imported 2 from ${path.join(project, ".vscode/mcp.json")} into .mcp.json: eras, demo\n`)
+      assert.strictEqual(
+        imported.stderr,
+        "mcp-effect: eras uses VS Code's input demo-era, which .mcp.json cannot ask for: written as ${DEMO_ERA}; " +
+          "set DEMO_ERA in the environment to use it\n"
+      )
+      assert.deepStrictEqual(json(readFileSync(path.join(project, ".mcp.json"), "utf8")), {
+        mcpServers: {
+          eras: { type: "stdio", command: process.execPath, args: [official, "--era", "${DEMO_ERA}"], env: { KEPT: "$${input:kept}" } },
+          demo: vscode.servers.demo
+        }
+      })
+      // With the variable set, the imported entry reads and connects.
+      const checked = yield* run(["servers", "--json"], { cwd: project, env: { DEMO_ERA: "legacy" } })
+      const rows = json(checked.stdout) as ReadonlyArray<{ name: string; ok: boolean; era?: string }>
+      assert.deepStrictEqual(rows.map((r) => [r.name, r.ok, r.era]), [["eras", true, "legacy"], ["demo", true, "modern"]], checked.stdout)
+    }))
 })

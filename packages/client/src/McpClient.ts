@@ -173,6 +173,12 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
    * effect (e.g. `McpFleet` records the task so that another process can resume it).
    */
   readonly onTaskCreated?: ((task: CreatedTask) => Effect.Effect<void>) | undefined
+  /**
+   * Called with each status of a task the client follows (either era: the first answer, each `tasks/get`, each
+   * notification taken), so that a caller can show the task's `statusMessage` while it runs. A defect of the
+   * hook is contained.
+   */
+  readonly onTaskStatus?: ((status: TaskStatus) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -182,6 +188,14 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
  * @category models
  */
 export type CreatedTask = Tasks.CreatedTask
+
+/**
+ * What `onTaskStatus` is called with: the task's id, the era, its status and `statusMessage`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TaskStatus = Tasks.TaskStatus
 
 /**
  * What `onProgress` is called with. `total` and `message` are there only when the server sent them.

@@ -253,6 +253,34 @@ const envOf = (options: ParseOptions | undefined, path?: string): Environment =>
  */
 export const inputsOf: (document: unknown) => ReadonlyArray<parse.Input> = parse.inputsOf
 
+/** `$${` (a literal `${`, skipped) or VS Code's `${input:ID}`, as `parse.ts` reads them. */
+const INPUT_REFERENCE = /\$\$\{|\$\{input:([^}]+)\}/g
+
+/** How deep an entry's values are searched (an entry's fields are at most an object of strings deep). */
+const INPUT_SEARCH_DEPTH = 8
+
+/**
+ * The ids of the `${input:ID}` references an entry's values make (each once, in order of appearance): which of
+ * a configuration's `inputs` (`inputsOf`) are needed to read that entry.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const inputReferencesOf = (entry: unknown): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  const visit = (value: unknown, depth: number): void => {
+    if (typeof value === "string") {
+      for (const match of value.matchAll(INPUT_REFERENCE)) if (match[1] !== undefined) found.add(match[1])
+    } else if (depth < INPUT_SEARCH_DEPTH && Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1)
+    } else if (depth < INPUT_SEARCH_DEPTH && typeof value === "object" && value !== null) {
+      for (const item of Object.values(value)) visit(item, depth + 1)
+    }
+  }
+  visit(entry, 0)
+  return [...found]
+}
+
 /**
  * @since 0.2.0
  * @category models

@@ -82,12 +82,38 @@ const protocolFraming = (method: string, code: number) => ({ prefix: `${method}:
 export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>()("McpTimeoutError", {
   method: Schema.String,
   limit: Schema.Literals(["request", "probe", "overall"]),
-  timeoutMillis: Schema.Number
+  timeoutMillis: Schema.Number,
+  /**
+   * A stdio server that had not written a byte on stdout when the request timed out: the tail of its stderr
+   * (cleaned of secrets; empty when it wrote nothing there either). The message names the usual causes.
+   */
+  silentServer: Schema.optional(Schema.String)
 }) {
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
-    return `${this.method} got no answer within the ${this.limit} timeout of ${this.timeoutMillis} ms`
+    const base = `${this.method} got no answer within the ${this.limit} timeout of ${this.timeoutMillis} ms`
+    return this.silentServer === undefined ? base : `${base}; ${silentServerNote(this.silentServer)}`
   }
+}
+
+/** The last lines of a stderr tail, as a message quotes them. */
+const lastLines = (tail: string, lines = 20, chars = 2000): string =>
+  tail.trimEnd().split("\n").slice(-lines).join("\n").slice(-chars)
+
+/**
+ * What a timeout says of a stdio server that wrote nothing on stdout: far from the request that timed out, the
+ * cause is usually the server's start (a package download, a missing variable). Exported for programs that
+ * bound the start themselves (the CLI's `--connect-timeout`) and say the same.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const silentServerNote = (stderrTail: string): string => {
+  const quoted = lastLines(stderrTail)
+  return "the server wrote nothing on stdout. Usual causes: a first `npx -y`/`uvx` download that is slow or " +
+    "cannot reach its registry (a proxy or certificate variable it needs), or a variable the server needs " +
+    "that it was not given (`env`, `--env KEY=VALUE` on the command line)" +
+    (quoted === "" ? "; it wrote nothing on stderr either" : `. Its stderr ended with:\n${quoted}`)
 }
 
 /**

@@ -123,6 +123,11 @@ export interface Connection {
    * (default `true`).
    */
   readonly scopedSend?: boolean | undefined
+  /**
+   * stdio: while the server has not written a byte on stdout, the tail of its stderr (cleaned of secrets);
+   * `undefined` once it has. A request that times out with such a server says so (`McpTimeoutError.silentServer`).
+   */
+  readonly silentStderr?: Effect.Effect<string | undefined> | undefined
   /** Memory transport: the probe's real-time watchdog (see `MemoryOptions`). */
   readonly probeWatchdog?: Duration.Duration | undefined
   /**
@@ -164,7 +169,12 @@ export class McpTransport extends Context.Service<McpTransport, Service>()("@mcp
  * Which of the parent process's environment variables a spawned server inherits.
  *
  * - `"safe"` (default): a small set that programs need to run (`PATH`, `HOME`, `USER`, `SHELL`, `TERM`, locale,
- *   temp dir, ...), so secrets in the parent's environment do not leak to a third-party server.
+ *   temp dir, ...) and to reach the network as the user does (the proxy variables `HTTPS_PROXY`, `HTTP_PROXY`,
+ *   `ALL_PROXY`, `NO_PROXY` in either case, the certificate variables `NODE_EXTRA_CA_CERTS`, `SSL_CERT_FILE`,
+ *   `SSL_CERT_DIR`, `REQUESTS_CA_BUNDLE`, `CURL_CA_BUNDLE`, and npm's registry, cafile and proxy settings, so that
+ *   an `npx -y` or `uvx` server can fetch its package), so secrets in the parent's environment do not leak to a
+ *   third-party server. The password of a URL in the server's environment (`http://user:password@proxy`) is
+ *   kept out of errors and stderr tails, as `secrets` are.
  * - `"all"`: everything.
  * - `"none"`: nothing but the caller's `env`.
  *

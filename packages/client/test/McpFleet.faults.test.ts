@@ -12,10 +12,10 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redis from "effect/persistence/Redis"
 import * as Scope from "effect/Scope"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startModernServer } from "./fixtures/fleetProcesses.js"
 import * as McpAuth from "../src/McpAuth.js"
 import * as McpFleet from "../src/McpFleet.js"
 import { type FleetRedis, startFleetRedis } from "./fixtures/fleetRedis.js"
@@ -261,26 +261,11 @@ describe.skipIf(!haveRedis)("McpFleet logs while Redis is gone", () => {
   }, 20_000)
 })
 
-/** The Effect 4 test server over HTTP (modern era), a process of its own. */
-const startMcpServer = () =>
-  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
-    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
-    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /listening (http:\/\/\S+)/.exec(out)
-      if (match?.[1] !== undefined) resolve({ url: match[1], child })
-    })
-    child.once("exit", (code) => reject(new Error(`the MCP server exited with ${code}`)))
-  })
 
 describe.skipIf(!haveRedis)("McpFleet.connectHttp: Redis that does not answer", () => {
   let mcp: { readonly url: string; readonly child: ChildProcess } | undefined
   beforeAll(async () => {
-    if (haveRedis) mcp = await startMcpServer()
+    if (haveRedis) mcp = await startModernServer()
   })
   afterAll(() => void mcp?.child.kill("SIGTERM"))
 

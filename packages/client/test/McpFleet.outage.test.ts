@@ -13,9 +13,10 @@
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
 import { followAuthorization, type OAuthProtected, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startWorker } from "./fixtures/fleetProcesses.js"
 import * as McpFleet from "../src/McpFleet.js"
 import { bundleWorker } from "./fixtures/bundleWorker.js"
 import { type FleetRedis, startFleetRedis } from "./fixtures/fleetRedis.js"
@@ -37,24 +38,6 @@ interface WorkerReport {
   readonly longestCallMs: number
 }
 
-const startWorker = (script: string, env: Record<string, string>) => {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  let err = ""
-  child.stdout.on("data", (data: Buffer) => void (out += data.toString()))
-  child.stderr.on("data", (data: Buffer) => void (err += data.toString()))
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", () => (out.includes("\"ready\"") ? resolve() : undefined))
-    child.once("exit", (code) => reject(new Error(`worker exited ${code} before it was ready: ${err}`)))
-  })
-  const done = new Promise<WorkerReport | undefined>((resolve) =>
-    child.once("exit", () => {
-      const line = out.split("\n").find((l) => l.includes("\"done\""))
-      resolve(line === undefined ? undefined : JSON.parse(line) as WorkerReport)
-    })
-  )
-  return { child, ready, done, stderr: () => err }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -101,7 +84,7 @@ describe.skipIf(!haveRedis)("McpFleet through Redis faults: worker processes", (
 
     const script = await bundleWorker("fleetWorker.ts", "worker")
     const workers = [1, 2, 3, 4].map(() =>
-      startWorker(script, {
+      startWorker<WorkerReport>(script, {
         FLEET_MCP_URL: server?.mcpUrl ?? "",
         FLEET_REDIRECT: REDIRECT,
         FLEET_REDIS_URL: fleet.url,

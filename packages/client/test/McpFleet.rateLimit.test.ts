@@ -7,10 +7,10 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startModernServer } from "./fixtures/fleetProcesses.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpFleet from "../src/McpFleet.js"
 import * as McpTestServer from "../src/McpTestServer.js"
@@ -108,26 +108,11 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit: any sliding window", ()
   }, 20_000)
 })
 
-/** The Effect 4 test server over HTTP, modern era (its lists carry 60 s private cache hints). */
-const startListServer = () =>
-  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
-    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
-    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /listening (http:\/\/\S+)/.exec(out)
-      if (match?.[1] !== undefined) resolve({ url: match[1], child })
-    })
-    child.once("exit", (code) => reject(new Error(`the list server exited with ${code}`)))
-  })
 
 describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", () => {
   let lists: { readonly url: string; readonly child: ChildProcess } | undefined
   beforeAll(async () => {
-    if (haveRedis) lists = await startListServer()
+    if (haveRedis) lists = await startModernServer()
   })
   afterAll(() => void lists?.child.kill("SIGTERM"))
 

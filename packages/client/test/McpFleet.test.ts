@@ -17,10 +17,10 @@ import { followAuthorization, type OAuthProtected, startOAuthProtected } from "@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startModernServer, startWorker } from "./fixtures/fleetProcesses.js"
 import * as McpAuth from "../src/McpAuth.js"
 import * as McpFleet from "../src/McpFleet.js"
 import { textOf } from "./fixtures/util.js"
@@ -226,43 +226,9 @@ interface WorkerReport {
 }
 
 
-const startWorker = (script: string, env: Record<string, string>) => {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  let err = ""
-  child.stdout.on("data", (data: Buffer) => void (out += data.toString()))
-  child.stderr.on("data", (data: Buffer) => void (err += data.toString()))
-  const ready = new Promise<void>((resolve, reject) => {
-    const check = () => (out.includes("\"ready\"") ? resolve() : undefined)
-    child.stdout.on("data", check)
-    child.once("exit", (code) => reject(new Error(`worker exited ${code} before it was ready: ${err}`)))
-  })
-  const done = new Promise<WorkerReport | undefined>((resolve) =>
-    child.once("exit", () => {
-      const line = out.split("\n").find((l) => l.includes("\"done\""))
-      resolve(line === undefined ? undefined : JSON.parse(line) as WorkerReport)
-    })
-  )
-  return { child, ready, done, stderr: () => err }
-}
 
 const seconds = Number(process.env["MCP_FLEET_SECONDS"] ?? 15)
 
-/** The Effect 4 test server over HTTP, modern era only (its lists carry 60 s private cache hints). */
-const startListServer = () =>
-  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
-    const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
-    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "modern"], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /listening (http:\/\/\S+)/.exec(out)
-      if (match?.[1] !== undefined) resolve({ url: match[1], child })
-    })
-    child.once("exit", (code) => reject(new Error(`the list server exited with ${code}`)))
-  })
 
 describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and single-flight refreshes", () => {
   let server: OAuthProtected
@@ -270,7 +236,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
   const workers: Array<ChildProcess> = []
   beforeAll(async () => {
     server = await startOAuthProtected({ accessTokenTtl: 2, rotateRefreshTokens: true })
-    lists = await startListServer()
+    lists = await startModernServer()
   })
   afterAll(async () => {
     for (const worker of workers) if (worker.exitCode === null) worker.kill("SIGKILL")
@@ -306,7 +272,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
       MCP_FLEET_PREFIX: fleet.prefix
     }
     const started = [1, 2, 3, 4, 5].map(() =>
-      startWorker(script, { ...env, FLEET_DURATION_MS: String(seconds * 1000) })
+      startWorker<WorkerReport>(script, { ...env, FLEET_DURATION_MS: String(seconds * 1000) })
     )
     for (const worker of started) workers.push(worker.child)
     await Promise.all(started.map((w) => w.ready))

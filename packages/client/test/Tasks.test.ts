@@ -359,3 +359,67 @@ describe("a task given up waits for the answer to its tasks/cancel at most CANCE
       false
     ))
 })
+
+describe("onTaskStatus: each status of a task the client follows", () => {
+  it.effect("legacy: the first answer and each tasks/get, with its statusMessage", () =>
+    Effect.gen(function*() {
+      let polls = 0
+      const server = legacyTaskServer((params) => {
+        polls++
+        return ok(
+          polls < 3
+            ? { taskId: params?.["taskId"] ?? "", status: "working", statusMessage: `stage ${polls}`, pollInterval: 500 }
+            : { taskId: params?.["taskId"] ?? "", status: "completed", statusMessage: "done" }
+        )
+      })
+      const seen: Array<McpClient.TaskStatus> = []
+      const fiber = yield* withFake(
+        server.layer,
+        (client) => Effect.andThen(client.listTools(), client.callTool("render", {})),
+        { onTaskStatus: (status) => Effect.sync(() => void seen.push(status)) }
+      ).pipe(Effect.forkChild)
+      for (let i = 0; i < 12; i++) yield* advance("250 millis")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(seen.map((s) => [s.era, s.status, s.statusMessage]), [
+        ["legacy", "working", undefined],
+        ["legacy", "working", "stage 1"],
+        ["legacy", "working", "stage 2"],
+        ["legacy", "completed", "done"]
+      ])
+      assert.isTrue(seen.every((s) => s.taskId === "mine"))
+    }))
+
+  it.effect("modern: the first answer and each tasks/get; a hook that dies does not fail the call", () =>
+    Effect.gen(function*() {
+      let polls = 0
+      const server = modernTaskServer({
+        "tools/call": () =>
+          ok({ resultType: "task", taskId: "mine", status: "working", statusMessage: "queued", pollIntervalMs: 500 }),
+        "tasks/get": () =>
+          ok(
+            ++polls < 2
+              ? { resultType: "complete", taskId: "mine", status: "working", statusMessage: "building", pollIntervalMs: 500 }
+              : {
+                resultType: "complete",
+                taskId: "mine",
+                status: "completed",
+                result: { content: [{ type: "text", text: "built" }] }
+              }
+          ),
+        "tasks/cancel": () => ok({})
+      })
+      const seen: Array<string> = []
+      const fiber = yield* withFake(server.layer, (client) => client.callTool("build", {}), {
+        onTaskStatus: (status) =>
+          Effect.sync(() => {
+            seen.push(`${status.era} ${status.status}${status.statusMessage === undefined ? "" : `: ${status.statusMessage}`}`)
+            if (status.status === "working") throw new Error("the hook died")
+          })
+      }).pipe(Effect.forkChild)
+      for (let i = 0; i < 12; i++) yield* advance("250 millis")
+      const result = yield* Fiber.join(fiber)
+      const block = result.content[0]
+      assert.strictEqual(block?.type === "text" ? block.text : "", "built")
+      assert.deepStrictEqual(seen, ["modern working: queued", "modern working: building", "modern completed"])
+    }))
+})

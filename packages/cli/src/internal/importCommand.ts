@@ -5,6 +5,8 @@
  * and not overwritten; the command says which were imported and which skipped. Both files are read as regular
  * files of at most 4 MiB; the target is written whole or not at all, and never through a symbolic link (a
  * project's `.mcp.json` that links to a user's global configuration must not carry a repository's servers there).
+ * VS Code's `${input:ID}` references become `${ID}` environment references, and the command names the variables
+ * to set (`importInputs.ts`): `.mcp.json` has no `inputs` to ask for them.
  */
 import { McpSchema } from "@mcp-effect/client"
 import * as Command from "effect/cli/Command"
@@ -15,6 +17,8 @@ import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
 import { candidates, shown } from "./discover.js"
 import { UsageError } from "./errors.js"
+import { asEnvironmentReferences } from "./importInputs.js"
+import { visible } from "./sanitize.js"
 import { CONFIG_LIMIT, type FileError, lstatOf, readRegularText, writeFileAtomic } from "./files.js"
 
 type Json = Readonly<Record<string, unknown>>
@@ -82,10 +86,21 @@ export const importCommand = Command.make(
       // Own names only: `constructor` or `__proto__` is a server's name here, not something every object has.
       const added = Object.keys(incoming).filter((name) => !Object.hasOwn(existing, name))
       const skipped = Object.keys(incoming).filter((name) => Object.hasOwn(existing, name))
+      const rewritten = added.map((name) => ({ name, ...asEnvironmentReferences(incoming[name]) }))
       // Spread and `fromEntries` define the names (an assignment to `__proto__` would not).
-      const merged = { ...target, mcpServers: { ...existing, ...Object.fromEntries(added.map((name) => [name, incoming[name]])) } }
+      const merged = { ...target, mcpServers: { ...existing, ...Object.fromEntries(rewritten.map((r) => [r.name, r.entry])) } }
       yield* Effect.mapError(writeFileAtomic(options.to, `${JSON.stringify(merged, null, 2)}\n`), asUsage)
       yield* Console.log(`imported ${added.length} from ${from} into ${options.to}${added.length === 0 ? "" : `: ${added.join(", ")}`}`)
       if (skipped.length > 0) yield* Console.error(`mcp-effect: kept the entries already in ${options.to}: ${skipped.join(", ")}`)
+      for (const { name, replaced } of rewritten) {
+        if (replaced.length === 0) continue
+        // The names come from the file: their controls are made visible on the terminal.
+        const ids = visible(replaced.map((r) => r.id).join(", "))
+        const references = replaced.map((r) => `\${${r.variable}}`).join(", ")
+        yield* Console.error(
+          `mcp-effect: ${visible(name)} uses VS Code's input${replaced.length === 1 ? "" : "s"} ${ids}, which ${options.to} cannot ask for: ` +
+            `written as ${references}; set ${replaced.map((r) => r.variable).join(", ")} in the environment to use it`
+        )
+      }
     })
 ).pipe(Command.withDescription("copy an editor's or desktop app's servers into ./.mcp.json (--from FILE, --to FILE)"))

@@ -1,5 +1,6 @@
 /**
- * The options the commands share: which server, the output format, roots and the request timeout.
+ * The options the commands share: which server (and the variables a stdio server is given), the output format,
+ * roots and the request timeout.
  */
 import * as Flag from "effect/cli/Flag"
 import { DEFAULT_CALLBACK_PORT } from "./auth.js"
@@ -19,6 +20,18 @@ export const shared = {
   stdio: Flag.String("stdio").pipe(
     Flag.withDescription("start this server command over stdio (or put the command after --)"),
     Flag.optional
+  ),
+  env: Flag.String("env").pipe(
+    Flag.withAlias("e"),
+    Flag.withDescription(
+      "a variable for the stdio server, KEY=VALUE (repeatable; its value is kept out of errors). A server gets only " +
+        "PATH, HOME, locale, proxy and certificate variables and the like, unless given --env-all"
+    ),
+    Flag.atLeast(0)
+  ),
+  envAll: Flag.Boolean("env-all").pipe(
+    Flag.withDescription("give the stdio server this command's whole environment (--env over it)"),
+    Flag.withDefault(false)
   ),
   url: Flag.String("url").pipe(Flag.withDescription("a Streamable HTTP server's URL"), Flag.optional),
   header: Flag.String("header").pipe(

@@ -3,6 +3,7 @@
  * capability the server lacks, a structured result printed once, a tool's parameters on one line, blobs saved
  * with `--out`, and a connect timeout apart from the call's.
  */
+import { McpError } from "@mcp-effect/client"
 import type { McpClient, McpClientError } from "@mcp-effect/client"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -133,16 +134,33 @@ export const saveFirst = (file: string, items: ReadonlyArray<Record_>): Effect.E
   )
 }
 
-/** The server did not finish connecting (start-up and handshake) within the connect timeout. */
-export class ConnectTimeoutError extends Data.TaggedError("ConnectTimeoutError")<{ readonly seconds: number }> {
+/**
+ * The server did not finish connecting (start-up and handshake) within the connect timeout. `silentServer`: a
+ * stdio server that wrote nothing on stdout by then, the tail of its stderr (the message says the usual causes).
+ */
+export class ConnectTimeoutError extends Data.TaggedError("ConnectTimeoutError")<{
+  readonly seconds: number
+  readonly silentServer?: string | undefined
+}> {
   override get message(): string {
-    return `the server did not answer within the connect timeout of ${this.seconds} s (--connect-timeout)`
+    const base = `the server did not answer within the connect timeout of ${this.seconds} s (--connect-timeout)`
+    return this.silentServer === undefined ? base : `${base}; ${McpError.silentServerNote(this.silentServer)}`
   }
 }
 
-/** Connect (the era probe or handshake, through `client.info`) within `seconds`; the calls keep their own limit. */
-export const connected = (client: McpClient.Service, seconds: number): Effect.Effect<void, McpClientError | ConnectTimeoutError> =>
+/**
+ * Connect (the era probe or handshake, through `client.info`) within `seconds`; the calls keep their own limit.
+ * `silence`: what the connection says of a stdio server that has written nothing yet.
+ */
+export const connected = (
+  client: McpClient.Service,
+  seconds: number,
+  silence: Effect.Effect<string | undefined> = Effect.undefined
+): Effect.Effect<void, McpClientError | ConnectTimeoutError> =>
   client.info.pipe(
-    Effect.timeoutOrElse({ duration: seconds * 1000, orElse: () => Effect.fail(new ConnectTimeoutError({ seconds })) }),
+    Effect.timeoutOrElse({
+      duration: seconds * 1000,
+      orElse: () => Effect.flatMap(silence, (silentServer) => Effect.fail(new ConnectTimeoutError({ seconds, silentServer })))
+    }),
     Effect.asVoid
   )

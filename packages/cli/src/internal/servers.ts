@@ -73,8 +73,8 @@ export const servers = Command.make(
   (options) =>
     Effect.gen(function*() {
       const path = yield* configPath(options.config)
-      // VS Code's `inputs`, asked once at the terminal, as for a single server (none asked without one).
-      const answers = yield* inputs.ask(path)
+      // VS Code's `inputs` every entry uses, asked once at the terminal (none asked without one).
+      const answers = yield* inputs.ask(path, "every")
       const entries = yield* McpConfig.readEntries(path, answers === undefined ? undefined : { inputs: answers }).pipe(
         Effect.mapError((e) => new UsageError({ message: e.message }))
       )

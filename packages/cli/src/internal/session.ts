@@ -2,24 +2,29 @@
  * One command's connection: the server chosen on the command line, a client with the command's hooks
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
-import { McpClient, type McpConfig, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, type McpConfig, McpTransport, NodeMcpClient } from "@mcp-effect/client"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as auth from "./auth.js"
 import * as Completions from "./completions.js"
 import * as elicit from "./elicit.js"
+import * as inputs from "./inputs.js"
 import { type ConnectTimeoutError, connected } from "./output.js"
 import type { UsageError } from "./errors.js"
 import * as Status from "./status.js"
+import * as TaskStatus from "./taskStatus.js"
 import * as target from "./target.js"
 import type { Interaction } from "./urlElicit.js"
 import { retryingClient } from "./urlRequired.js"
@@ -94,11 +99,15 @@ export const interaction = (
     }
   })
 
-/** The client options of a command: hooks on the status line, prompts when stdin is a terminal. */
+/**
+ * The client options of a command: hooks on the status line, prompts when stdin is a terminal. With `progress`,
+ * a call's progress and, given `tasks`, its task's status are the live line.
+ */
 export const clientOptions = (
   options: Pick<SessionOptions, "root" | "timeout">,
   interaction: Interaction,
-  progress: boolean
+  progress: boolean,
+  tasks?: TaskStatus.TaskStatuses
 ): Effect.Effect<McpClient.ClientOptions> =>
   Effect.gen(function*() {
     const { status } = interaction
@@ -108,6 +117,7 @@ export const clientOptions = (
       requestTimeout: options.timeout * 1000,
       ...(logLevel === undefined ? {} : { logLevel, onLog: (message: McpClient.LogMessage) => status.line(logLine(message)) }),
       ...(progress ? { onProgress: status.progress, resetTimeoutOnProgress: true } : {}),
+      ...(progress && tasks !== undefined ? { onTaskCreated: tasks.created, onTaskStatus: tasks.status } : {}),
       onElicit: elicit.hook(interaction),
       elicitationModes: ["form", "url"],
       ...(options.root.length === 0 ? {} : { onListRoots: () => rootsOf(options.root) })
@@ -116,7 +126,36 @@ export const clientOptions = (
 
 /** The server of the command line. */
 export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
-  Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail }))
+  Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail })).pipe(
+    // VS Code's inputs asked are those of the entry `--server` names (`inputs.ts`).
+    Effect.provideService(inputs.ChosenEntry, Option.getOrUndefined(options.server))
+  )
+
+/**
+ * How long a stdio server has to exit once its stdin is closed, and again after SIGTERM, before it is ended
+ * harder: a command's server is stopped when the command is done, and a server busy with a call that Ctrl-C
+ * cancelled must not hold the prompt back.
+ */
+const SERVER_GRACE = "150 millis"
+
+/**
+ * After Ctrl-C, how long the connection's close (the server's stop, its group swept) may keep the prompt: the
+ * cancellation is written by then (it is sent as the call is interrupted, before the close), and when the process
+ * exits, the client ends what is left of the server's process group.
+ */
+const INTERRUPTED_CLOSE = "400 millis"
+
+/**
+ * Close the connection's scope: in full, unless the command was interrupted; then for `INTERRUPTED_CLOSE` at
+ * most, the rest of the close left running until the process exits.
+ */
+const closeConnection = (scope: Scope.Closeable, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
+  Exit.hasInterrupts(exit)
+    ? Effect.forkDetach(Scope.close(scope, exit)).pipe(
+      Effect.flatMap((closing) => Effect.timeoutOption(Fiber.await(closing), INTERRUPTED_CLOSE)),
+      Effect.asVoid
+    )
+    : Scope.close(scope, exit)
 
 /** Whether the command line already authorizes the requests itself (an `Authorization` header). */
 const authorizedByHeader = (entry: McpConfig.HttpEntry) =>
@@ -130,26 +169,53 @@ export const connect = (
   entry: McpConfig.ServerEntry,
   client: McpClient.ClientOptions,
   callbackPort: number
-): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> => {
+): Effect.Effect<Connected, McpClientError, Scope.Scope> => {
   const options: McpClient.ClientOptions = { cacheNamespace: entry.name, ...client }
-  const layer = entry.transport === "http"
-    ? NodeMcpClient.layerHttp({
+  if (entry.transport === "http") {
+    const layer = NodeMcpClient.layerHttp({
       ...options,
       url: entry.url,
       headers: entry.headers,
       secrets: entry.secrets,
       ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
     })
-    : NodeMcpClient.layerStdio({
-      ...options,
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      cwd: entry.cwd,
-      description: entry.description,
-      secrets: entry.secrets
+    return Effect.map(Layer.build(layer), (context) => ({ client: Context.get(context, McpClient.McpClient), silence: Effect.undefined }))
+  }
+  const stdio: McpClient.StdioClientOptions = {
+    ...options,
+    shutdownTimeout: SERVER_GRACE,
+    command: entry.command,
+    args: entry.args,
+    env: entry.env,
+    cwd: entry.cwd,
+    description: entry.description,
+    secrets: entry.secrets
+  }
+  // The connection's word on a server that has written nothing yet, for the connect limit's error.
+  let silence: Effect.Effect<string | undefined> = Effect.undefined
+  const watched = Layer.effect(
+    McpTransport.McpTransport,
+    Effect.gen(function*() {
+      const transport = yield* McpTransport.McpTransport
+      return {
+        connect: Effect.tap(transport.connect, (connection) =>
+          Effect.sync(() => {
+            silence = connection.silentStderr ?? Effect.undefined
+          }))
+      }
     })
-  return Effect.map(Layer.build(layer), Context.get(McpClient.McpClient))
+  ).pipe(Layer.provide(NodeMcpClient.layerStdioTransport(stdio)))
+  const layer = McpClient.layer(stdio).pipe(Layer.provide(watched))
+  return Effect.map(Layer.build(layer), (context) => ({
+    client: Context.get(context, McpClient.McpClient),
+    silence: Effect.suspend(() => silence)
+  }))
+}
+
+/** A command's client, and what its connection says of a stdio server that has written nothing yet. */
+export interface Connected {
+  readonly client: McpClient.Service
+  readonly silence: Effect.Effect<string | undefined>
 }
 
 /** Run `use` with a client of the chosen server; the server is stopped when it is done. */
@@ -163,14 +229,24 @@ export const withClient = <A, E, R>(
     const callbackPort = yield* auth.checkPort(options.callbackPort)
     const status = Status.make()
     const asks = yield* interaction(options, status)
-    const client = yield* clientOptions(options, asks, settings.progress === true)
+    const tasks = TaskStatus.make(status)
+    const client = yield* clientOptions(options, asks, settings.progress === true, tasks)
     const startedAt = Date.now()
-    return yield* Effect.scoped(
-      connect(entry, client, callbackPort).pipe(
-        Effect.tap((service) => Completions.follow(service, asks.completions)),
-        Effect.tap((service) => connected(service, options.connectTimeout)),
-        Effect.flatMap((service) => use(retryingClient(service, asks), status, startedAt)),
-        Effect.ensuring(Effect.sync(status.clear))
-      )
+    return yield* Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const exit = yield* connect(entry, client, callbackPort).pipe(
+          Effect.tap(({ client: service }) => Completions.follow(service, asks.completions)),
+          Effect.tap(({ client: service }) => settings.progress === true ? tasks.follow(service) : Effect.void),
+          Effect.tap(({ client: service, silence }) => connected(service, options.connectTimeout, silence)),
+          Effect.flatMap(({ client: service }) => use(retryingClient(service, asks), status, startedAt)),
+          Effect.ensuring(Effect.sync(status.clear)),
+          Scope.provide(scope),
+          restore,
+          Effect.exit
+        )
+        yield* closeConnection(scope, exit)
+        return yield* exit
+      })
     )
   })

@@ -1,9 +1,10 @@
 /**
  * Which server a command talks to: `--stdio "command args..."`, `-- command args...`, `--url URL` (with
  * `--header`), or an entry of the configuration (`--config FILE`, default `./.mcp.json` then `./mcp.json`,
- * chosen with `--server NAME`, or the only entry).
+ * chosen with `--server NAME`, or the only entry); and what a stdio server is given besides its entry's `env`:
+ * `--env KEY=VALUE` and `--env-all`.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig, McpTransport } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -19,6 +20,10 @@ export interface TargetOptions {
   readonly stdio: Option.Option<string>
   readonly url: Option.Option<string>
   readonly header: ReadonlyArray<string>
+  /** `--env KEY=VALUE`: variables for a stdio server, merged over its entry's `env`. */
+  readonly env?: ReadonlyArray<string> | undefined
+  /** `--env-all`: the stdio server gets the command's whole environment (under its entry's `env` and `--env`). */
+  readonly envAll?: boolean | undefined
   /** The words after `--` on the command line. */
   readonly tail: ReadonlyArray<string> | undefined
 }
@@ -35,6 +40,46 @@ export const parseHeaders = (items: ReadonlyArray<string>): Effect.Effect<Record
       headers[match[1] ?? ""] = match[2] ?? ""
     }
     return headers
+  })
+
+/** What a malformed `--env` is shown as: its name part, never what may be a value. */
+const shownKey = (item: string): string => {
+  const key = item.split("=")[0] ?? ""
+  return /^[A-Za-z0-9_.-]{1,64}$/.test(key) ? JSON.stringify(key) : "a malformed name"
+}
+
+/** `KEY=VALUE` variables (the value may hold `=`, and may be empty). */
+export const parseEnv = (items: ReadonlyArray<string>): Effect.Effect<Record<string, string>, UsageError> =>
+  Effect.gen(function*() {
+    const env: Record<string, string> = {}
+    for (const item of items) {
+      const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(item)
+      if (match === null) return yield* usage(`--env expects KEY=VALUE (KEY of letters, digits and _), got ${shownKey(item)}`)
+      env[match[1] ?? ""] = match[2] ?? ""
+    }
+    return env
+  })
+
+/**
+ * The entry with what the command line adds to a stdio server's environment: the command's whole environment
+ * (`--env-all`), the entry's `env` over it, `--env` over both. A value given with `--env` is one of the entry's
+ * secrets (kept out of errors and stderr tails), as a configuration's `${VAR}` values are.
+ */
+const withEnvironment = (
+  entry: McpConfig.ServerEntry,
+  options: TargetOptions
+): Effect.Effect<McpConfig.ServerEntry, UsageError> =>
+  Effect.gen(function*() {
+    const given = yield* parseEnv(options.env ?? [])
+    const envAll = options.envAll === true
+    if (Object.keys(given).length === 0 && !envAll) return entry
+    if (entry.transport !== "stdio") return yield* usage("--env and --env-all go with a stdio server")
+    const inherited = envAll ? McpTransport.childEnvironment({ command: entry.command, inheritEnv: "all" }) : {}
+    return {
+      ...entry,
+      env: { ...inherited, ...entry.env, ...given },
+      secrets: [...(entry.secrets ?? []), ...Object.values(given)]
+    }
   })
 
 /**
@@ -77,8 +122,12 @@ const fromConfig = (options: TargetOptions) =>
     return yield* Result.match(entry, { onFailure: (e) => Effect.fail(usage(e.message)), onSuccess: Effect.succeed })
   })
 
-/** The one server of the command line. */
+/** The one server of the command line, with the variables the command line gives a stdio server. */
 export const resolve = (options: TargetOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, Prompt.Environment> =>
+  Effect.flatMap(server(options), (entry) => withEnvironment(entry, options))
+
+/** The one server of the command line. */
+const server = (options: TargetOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, Prompt.Environment> =>
   Effect.gen(function*() {
     const given = [Option.isSome(options.stdio), options.tail !== undefined, Option.isSome(options.url)].filter(Boolean)
     if (given.length > 1) return yield* usage("give one server: --stdio, -- command, or --url")

@@ -35,6 +35,7 @@ import {
   cancelUnlessDone,
   type CreatedTask,
   pollDelay,
+  reportStatus,
   sameTask,
   type TaskRequests,
   taskTtl,
@@ -203,9 +204,11 @@ const toTerminal = (method: string, first: DetailedTask, requests: ModernTaskReq
     const next = feed === undefined ? polling(requests, taskId) : yield* notified(requests, taskId, feed, first)
     const serve = inputServer(method, taskId, requests)
     let task = first
+    yield* reportStatus(requests, "modern", task)
     while (!TERMINAL.has(task.status)) {
       yield* serve(task)
       task = yield* next(task)
+      yield* reportStatus(requests, "modern", task)
     }
     return task
   }))

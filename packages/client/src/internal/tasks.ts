@@ -79,7 +79,30 @@ export interface TaskRequests {
    * A call's wiring waits `CANCEL_WAIT` at most.
    */
   readonly cancel?: ((taskId: string) => Effect.Effect<void>) | undefined
+  /** The caller's `onTaskStatus` hook: each status of the task, as polled or notified. */
+  readonly onStatus?: ((status: TaskStatus) => Effect.Effect<void>) | undefined
 }
+
+/** A status of a task the client follows, as the `onTaskStatus` hook sees it. @internal */
+export interface TaskStatus {
+  readonly taskId: string
+  readonly era: "legacy" | "modern"
+  readonly status: string
+  readonly statusMessage?: string | undefined
+}
+
+/** Tell the caller's `onTaskStatus` hook of a status; the hook's own failure is contained. @internal */
+export const reportStatus = (
+  requests: TaskRequests,
+  era: "legacy" | "modern",
+  task: { readonly taskId: string; readonly status: string; readonly statusMessage?: string | undefined }
+): Effect.Effect<void> =>
+  requests.onStatus === undefined ? Effect.void : requests.onStatus({
+    taskId: task.taskId,
+    era,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage })
+  }).pipe(Effect.catchDefect(() => Effect.void))
 
 /** What a task-augmented call tells the `onTaskCreated` hook (the server's `ttl` in milliseconds, if it gave one). @internal */
 export interface CreatedTask {
@@ -111,6 +134,7 @@ export const pollLegacyTask = (
   const taskId = first.taskId
   const poll = Effect.gen(function*() {
     let task = first
+    yield* reportStatus(requests, "legacy", task)
     while (!TERMINAL.has(task.status) && task.status !== "input_required") {
       yield* Effect.sleep(pollDelay(task.pollInterval))
       const raw = yield* requests.request("tasks/get", { taskId })
@@ -118,6 +142,7 @@ export const pollLegacyTask = (
         Effect.mapError((error) => new McpInvalidResponseError({ method: "tasks/get", reason: error.message, response: raw })),
         Effect.flatMap(sameTask(taskId, raw))
       )
+      yield* reportStatus(requests, "legacy", task)
     }
     return task
   })

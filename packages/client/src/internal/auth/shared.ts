@@ -58,26 +58,23 @@ export const singleFlight = (
 ) => {
   const exclusive = session.store.exclusive
   if (exclusive === undefined) return refresh
+  const taken = Effect.gen(function*() {
+    if (yield* adoptNewer(session, session.state.tokens)) {
+      const tokens = session.state.tokens
+      if (tokens !== undefined && (yield* usable(tokens))) return true
+    }
+    return yield* refresh
+  })
   // Without the lock (it could not be had within its lifetime: the store unreachable), a refresh ahead of
   // expiry keeps the access token while it lives and tries again on a later request, rather than spend a
   // refresh token another process may be spending too (a rotating authorization server would end the grant).
   const alone = keepLive
     ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const expiresAt = session.state.tokens?.expiresAt
-      return expiresAt !== undefined && expiresAt > now ? Effect.succeed(true) : refresh
+      return expiresAt !== undefined && expiresAt > now ? Effect.succeed(true) : taken
     })
-    : refresh
-  return exclusive(
-    session.server.href,
-    Effect.gen(function*() {
-      if (yield* adoptNewer(session, session.state.tokens)) {
-        const tokens = session.state.tokens
-        if (tokens !== undefined && (yield* usable(tokens))) return true
-      }
-      return yield* refresh
-    }),
-    alone
-  )
+    : taken
+  return exclusive(session.server.href, taken, alone)
 }
 
 /**

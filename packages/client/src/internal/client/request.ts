@@ -243,7 +243,8 @@ export const make = (
             cancel: cancelTask(current, callOptions),
             serve: (inputs) => serveInputs(context, method, inputs),
             maxInputRounds: context.maxInputRounds,
-            watch: watchTasks(current, timeoutOf(context, callOptions))
+            watch: watchTasks(current, timeoutOf(context, callOptions)),
+            onStatus: context.options.onTaskStatus
           }, context.options.onTaskCreated).pipe(
             Effect.flatMap((result) => complete(method, result)),
             Effect.map((result): Round => ({ ...state, result }))

@@ -222,7 +222,8 @@ export const make = (
         const task = Tasks.callAsTask(
           {
             request: (method, taskParams) => requests.requestComplete(current, method, taskParams, callOptions),
-            cancel: requests.cancelTask(current, callOptions)
+            cancel: requests.cancelTask(current, callOptions),
+            onStatus: context.options.onTaskStatus
           },
           inOperation
             ? requests.requestInOperation(current, "tools/call", { ...params, task: {} }, createOptions)

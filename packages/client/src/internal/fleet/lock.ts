@@ -131,14 +131,23 @@ export const make = (options: LockOptions) => {
       return reply === "OK" ? { _tag: "Taken", token } : { _tag: "Held" }
     })
 
-  /** Take the lock, waiting at most its lifetime (Redis unreachable counts as held), then going on without it. */
+  /**
+   * Take the lock, waiting at most its lifetime (Redis unreachable counts as held), then going on without it.
+   * A lock Redis says is held lives at most its lifetime, so a holder is active: while Redis answers "held", the
+   * wait goes on, up to three lifetimes (a holder that died, then the next ones), since going on alone then would
+   * spend the refresh token the holder is spending.
+   */
   const acquire = (key: string, guard: Guard) =>
     Effect.gen(function*() {
-      const deadline = (yield* Clock.currentTimeMillis) + lockMs + 250
+      const start = yield* Clock.currentTimeMillis
+      const deadline = start + lockMs + 250
+      const heldDeadline = start + 3 * lockMs + 250
       let pause = 10
       let settled = false
-      while ((yield* Clock.currentTimeMillis) < deadline) {
+      let held = false
+      while ((yield* Clock.currentTimeMillis) < (held ? heldDeadline : deadline)) {
         const got = yield* attempt(key)
+        held = got._tag === "Held"
         if (got._tag === "Taken") {
           if (settled || !(yield* guard.lost)) return got.token
           settled = true

@@ -25,7 +25,7 @@ import { cleaningReceiver, deliverFrame } from "./frames.js"
 import * as LineFramer from "./lineFramer.js"
 import * as Outbox from "./outbox.js"
 import * as ProcessGroups from "./processGroups.js"
-import { childEnvironment } from "./environment.js"
+import { prepare } from "./environment.js"
 import { cleanerOf, describeCommand, spawnFailure } from "./spawnFailure.js"
 
 type Ended = McpServerGoneError | McpClosedError
@@ -100,10 +100,10 @@ const shutdown = (child: ChildProcess, grace: Duration.Duration) =>
     yield* ProcessGroups.terminatePids(outside, grace)
   })
 
-const start = (options: StdioOptions) =>
+const start = (options: StdioOptions, env: Record<string, string>) =>
   Effect.callback<ChildProcess, McpTransportError>((resume) => {
     const child = spawn(options.command, [...(options.args ?? [])], {
-      env: childEnvironment(options),
+      env,
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
@@ -117,11 +117,14 @@ const start = (options: StdioOptions) =>
     })
   })
 
-const connect = (options: StdioOptions) =>
+const connect = (given: StdioOptions) =>
   Effect.gen(function*() {
+    // The environment is read once per connection; what it adds to the secrets (a proxy URL's password) is kept
+    // out of this connection's errors as the caller's are.
+    const { env, options } = prepare(given)
     const grace = Duration.fromInputUnsafe(options.shutdownTimeout ?? "2 seconds")
     const child = yield* Effect.acquireRelease(
-      start(options).pipe(Effect.tap((child) => Effect.sync(() => ProcessGroups.register(child.pid ?? 0)))),
+      start(options, env).pipe(Effect.tap((child) => Effect.sync(() => ProcessGroups.register(child.pid ?? 0)))),
       (child) => shutdown(child, grace)
     )
     const ended = yield* Deferred.make<Ended>()
@@ -130,6 +133,8 @@ const connect = (options: StdioOptions) =>
     // The tail as errors carry it: without the caller's secrets.
     const clean = cleanerOf(options)
     const stderrTail = () => clean(tail.text())
+    /** Whether the server has written a byte on stdout (a server that has not is named so when a request times out). */
+    let heard = false
     child.stderr?.on("data", tail.push)
     child.stdin?.on("error", () => {}) // EPIPE after the server died: its exit reports it
     child.on("error", () => {})
@@ -206,7 +211,10 @@ const connect = (options: StdioOptions) =>
           cleaningReceiver(receiver, redactor(options.secrets)),
           options.maxMessageBytes ?? LineFramer.DEFAULT_MAX_MESSAGE_BYTES
         )
-        child.stdout?.on("data", reader.data)
+        child.stdout?.on("data", (chunk: Buffer) => {
+          if (chunk.length > 0) heard = true
+          reader.data(chunk)
+        })
         child.stdout?.once("end", () => {
           reader.end()
           stdoutEnded()
@@ -221,7 +229,8 @@ const connect = (options: StdioOptions) =>
       receive,
       ended: Deferred.await(ended),
       cancelsByClosingStream: () => false,
-      scopedSend: false
+      scopedSend: false,
+      silentStderr: Effect.sync(() => heard ? undefined : stderrTail())
     }
     return connection
   })

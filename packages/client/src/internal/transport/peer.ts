@@ -117,11 +117,15 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
       const { maxTotal, timeout, limit } = entry.options
       const capped = maxTotal !== undefined && entry.at >= entry.started + Deadline.millisOf(maxTotal)
       const timeoutMillis = Deadline.millisOf(capped && maxTotal !== undefined ? maxTotal : timeout)
-      const error = new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis })
-      // Not on the sweeper itself: a legacy HTTP cancellation is a POST. Started at once: it is written (or its
-      // POST begun) before the caller resumes.
-      return FiberSet.run(background, cancel(entry), { startImmediately: true }).pipe(
-        Effect.andThen(Effect.sync(() => correlator.settle(entry, Exit.fail(error))))
+      // A stdio server that has written nothing yet is named as such: the cause is its start, not this request.
+      return (connection.silentStderr ?? Effect.undefined).pipe(
+        Effect.map((silentServer) =>
+          new McpTimeoutError({ method: entry.method, limit: limit ?? "request", timeoutMillis, silentServer })
+        ),
+        // Not on the sweeper itself: a legacy HTTP cancellation is a POST. Started at once: it is written (or
+        // its POST begun) before the caller resumes.
+        Effect.tap(() => FiberSet.run(background, cancel(entry), { startImmediately: true })),
+        Effect.flatMap((error) => Effect.sync(() => correlator.settle(entry, Exit.fail(error))))
       )
     }
 

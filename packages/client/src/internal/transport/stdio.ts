@@ -26,7 +26,7 @@ import * as Stream from "effect/Stream"
 import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
-import { childEnvironment } from "./environment.js"
+import { prepare } from "./environment.js"
 import { cleanerOf, describeCommand, spawnFailure } from "./spawnFailure.js"
 import { cleaningReceiver, deliverFrame } from "./frames.js"
 import { redactor } from "../redact.js"
@@ -74,16 +74,23 @@ interface Link {
   /** Wakes the writer: the outbox has bytes, or the connection is closing. */
   readonly wakeups: Queue.Queue<boolean>
   closing: boolean
+  /** Whether the server has written a byte on stdout (a server that has not is named so when a request times out). */
+  heard: boolean
 }
 
 /**
  * Start the server process, in a process group of its own that the spawner ends with the scope (SIGTERM, then
  * SIGKILL after `grace`), whatever the server left.
  */
-const spawn = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], options: StdioOptions, grace: Duration.Duration) =>
+const spawn = (
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"],
+  options: StdioOptions,
+  env: Record<string, string>,
+  grace: Duration.Duration
+) =>
   spawner.spawn(
     ChildProcess.make(options.command, [...(options.args ?? [])], {
-      env: childEnvironment(options),
+      env,
       extendEnv: false,
       cwd: options.cwd,
       killSignal: "SIGTERM",
@@ -228,7 +235,12 @@ const receive = (link: Link) => (given: Receiver) =>
       }
     })
     return link.proc.stdout.pipe(
-      Stream.runForEach((chunk) => Effect.sync(() => framer.data(chunk))),
+      Stream.runForEach((chunk) =>
+        Effect.sync(() => {
+          if (chunk.length > 0) link.heard = true
+          framer.data(chunk)
+        })
+      ),
       Effect.ignore,
       Effect.andThen(Effect.sync(framer.end)),
       Effect.andThen(Deferred.succeed(link.drained, undefined)),
@@ -239,10 +251,13 @@ const receive = (link: Link) => (given: Receiver) =>
     )
   })
 
-const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], options: StdioOptions) =>
+const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], given: StdioOptions) =>
   Effect.gen(function*() {
+    // The environment is read once per connection; what it adds to the secrets (a proxy URL's password) is kept
+    // out of this connection's errors as the caller's are.
+    const { env, options } = prepare(given)
     const grace = Duration.fromInputUnsafe(options.shutdownTimeout ?? "2 seconds")
-    const proc = yield* spawn(spawner, options, grace)
+    const proc = yield* spawn(spawner, options, env, grace)
     const ended = yield* Deferred.make<McpServerGoneError | McpClosedError>()
     const drained = yield* Deferred.make<void>()
     const stderr = yield* watchStderr(proc, options)
@@ -255,7 +270,8 @@ const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], op
       readTail: stderr.readTail,
       outbox: Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024),
       wakeups: yield* Queue.unbounded<boolean>(),
-      closing: false
+      closing: false,
+      heard: false
     }
     const writer = yield* startWriter(link)
     yield* watchExit(link, stderr.fiber)
@@ -276,7 +292,8 @@ const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], op
       receive: receive(link),
       ended: Deferred.await(ended),
       cancelsByClosingStream: () => false,
-      scopedSend: false
+      scopedSend: false,
+      silentStderr: Effect.suspend(() => link.heard ? Effect.undefined : link.readTail)
     }
     return connection
   })
