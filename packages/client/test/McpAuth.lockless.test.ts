@@ -5,6 +5,7 @@
  * one the MCP server refused, is refreshed alone.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { TestClock } from "effect/testing"
 import * as engine from "../src/internal/auth/engine.js"
@@ -65,6 +66,22 @@ describe("McpAuth without the store's lock", () => {
       assert.deepStrictEqual(yield* auth.headers("POST", new URL(as.mcpUrl)), { authorization: "Bearer access-2" })
       assert.strictEqual(refreshes(as), 1)
       assert.strictEqual(tokens.aloneRuns(), 1)
+    }))
+
+  it.effect("an expired token another process has renewed in the store: its live token is taken, no refresh", () =>
+    Effect.gen(function*() {
+      const as = yield* scriptedAs
+      const tokens = unlockable()
+      const auth = yield* signedIn(as, tokens)
+      yield* TestClock.adjust("3601 seconds")
+      const now = yield* Clock.currentTimeMillis
+      yield* tokens.save({
+        server: as.mcpUrl,
+        issuer: as.origin,
+        tokens: { accessToken: "renewed-elsewhere", tokenType: "bearer", refreshToken: "r", issuedAt: now, expiresAt: now + 3_600_000 }
+      })
+      assert.deepStrictEqual(yield* auth.headers("POST", new URL(as.mcpUrl)), { authorization: "Bearer renewed-elsewhere" })
+      assert.strictEqual(refreshes(as), 0)
     }))
 
   it.effect("a live token the MCP server refuses (401) is refreshed alone", () =>
