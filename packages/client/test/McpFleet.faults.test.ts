@@ -239,7 +239,7 @@ describe.skipIf(!haveRedis)("McpFleet logs while Redis is gone", () => {
     )
     const store = Context.get(context, McpAuth.TokenStore)
     const target = "https://mcp.example/noise"
-    const quiet = <A>(effect: Effect.Effect<A>) => Effect.runPromise(Effect.provide(effect, Logger.layer([logger])))
+    const quiet = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.provide(effect, Logger.layer([logger])))
     try {
       await quiet(store.save(entry(target, "t")))
       const restarted = server().restart(2500)
