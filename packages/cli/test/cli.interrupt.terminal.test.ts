@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { bin } from "./fixtures/run.js"
@@ -44,6 +44,35 @@ describe.skipIf(!hasTmux)(tmuxSuite("Ctrl-C in a terminal (tmux)"), () => {
       const [server, child] = readFileSync(pids, "utf8").split(" ").map(Number)
       assert.isTrue(Number.isInteger(server) && Number.isInteger(child))
       // Gone shortly after the prompt is back (a process that is ending may take a moment to be reaped).
+      yield* Effect.sync(() => [server ?? 0, child ?? 0].filter(running)).pipe(
+        Effect.filterOrFail((left) => left.length === 0, (left) => new Error(`still running: ${left.join(", ")}`)),
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "2 seconds" })))
+      )
+      rmSync(dir, { recursive: true, force: true })
+    }))
+
+  it.live("servers: Ctrl-C while a server has not answered gives the prompt back within 1.5 s, and no process is left", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-interrupt-"))
+      const pids = path.join(dir, "pids")
+      writeFileSync(
+        path.join(dir, ".mcp.json"),
+        JSON.stringify({ mcpServers: { busy: { command: process.execPath, args: [busy, pids, "/dev/null", "--hang-list"] } } })
+      )
+      const term = yield* terminal(dir)
+      yield* term.type(`${cli} servers; echo EXIT=$?`)
+      // The server has started (it wrote its pids), and waits on tools/list.
+      yield* Effect.try(() => readFileSync(pids, "utf8")).pipe(
+        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "10 seconds" })))
+      )
+      yield* Effect.sleep("500 millis")
+      const started = Date.now()
+      yield* term.press("C-c")
+      const done = yield* term.waitFor(/EXIT=\d+/)
+      const elapsed = Date.now() - started
+      assert.isBelow(elapsed, 1500, `the prompt came back after ${elapsed} ms`)
+      assert.include(done, "EXIT=130")
+      const [server, child] = readFileSync(pids, "utf8").split(" ").map(Number)
       yield* Effect.sync(() => [server ?? 0, child ?? 0].filter(running)).pipe(
         Effect.filterOrFail((left) => left.length === 0, (left) => new Error(`still running: ${left.join(", ")}`)),
         Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "2 seconds" })))

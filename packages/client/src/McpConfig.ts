@@ -44,6 +44,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
@@ -404,6 +405,17 @@ export const read = (source: Source, options?: ParseOptions): Effect.Effect<Conf
 // -----------------------------------------------------------------------------
 
 /**
+ * The options of an entry's client: the client's own, and for a stdio entry how long its server has to exit once
+ * its stdin is closed (`shutdownTimeout`, default 2 s; see `McpTransport.StdioOptions`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EntryClientOptions extends McpClient.ClientOptions {
+  readonly shutdownTimeout?: Duration.Input | undefined
+}
+
+/**
  * The client layer of one entry (Node: `child_process` for stdio, undici for HTTP).
  *
  * @since 0.1.0
@@ -411,14 +423,16 @@ export const read = (source: Source, options?: ParseOptions): Effect.Effect<Conf
  */
 export const clientLayer = (
   entry: ServerEntry,
-  options: McpClient.ClientOptions = {}
+  options: EntryClientOptions = {}
 ): Layer.Layer<McpClient.McpClient, McpClientError> => {
-  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...options }
+  const { shutdownTimeout, ...rest } = options
+  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...rest }
   if (entry.transport === "http") {
     return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers, secrets: entry.secrets })
   }
   return NodeMcpClient.layerStdio({
     ...client,
+    shutdownTimeout,
     command: entry.command,
     args: entry.args,
     env: entry.env,
@@ -436,7 +450,7 @@ export const clientLayer = (
  */
 export const connect = (
   entry: ServerEntry,
-  options: McpClient.ClientOptions = {}
+  options: EntryClientOptions = {}
 ): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> =>
   Effect.map(Layer.build(clientLayer(entry, options)), Context.get(McpClient.McpClient))
 

@@ -13,7 +13,7 @@ import { SomeServersFailed, UsageError } from "./errors.js"
 import * as inputs from "./inputs.js"
 import { shared } from "./options.js"
 import { print, printJson, table } from "./render.js"
-import { clientOptions, interaction, type SessionOptions } from "./session.js"
+import { clientOptions, interaction, SERVER_GRACE, type SessionOptions } from "./session.js"
 import * as Status from "./status.js"
 import { configPath } from "./target.js"
 
@@ -36,7 +36,10 @@ const check = (
   status: Status.StatusLine
 ) =>
   Effect.gen(function*() {
-    const client = yield* McpConfig.connect(entry, yield* clientOptions(options, yield* interaction(options, status), false))
+    const client = yield* McpConfig.connect(entry, {
+      ...yield* clientOptions(options, yield* interaction(options, status), false),
+      shutdownTimeout: SERVER_GRACE
+    })
     const info = yield* client.info
     const tools = yield* client.listTools()
     const row: Row = {

@@ -136,7 +136,7 @@ export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.Server
  * harder: a command's server is stopped when the command is done, and a server busy with a call that Ctrl-C
  * cancelled must not hold the prompt back.
  */
-const SERVER_GRACE = "150 millis"
+export const SERVER_GRACE = "150 millis"
 
 /**
  * After Ctrl-C, how long the connection's close (the server's stop, its group swept) may keep the prompt: the
