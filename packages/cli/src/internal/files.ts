@@ -4,6 +4,7 @@
  * all (a new file of a random name created exclusively, then renamed over the target), and never go through a
  * symbolic link at the target: renaming replaces the name itself, so a hard link keeps what it had too.
  */
+import { McpConfig } from "@mcp-effect/client"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
@@ -11,8 +12,8 @@ import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 
-/** The bound on a configuration file (`.mcp.json` and the like), the same as the library's `McpConfig`. */
-export const CONFIG_LIMIT = 4 * 1024 * 1024
+/** The bound on a configuration file (`.mcp.json` and the like): the library's own, so both refuse alike. */
+export const CONFIG_LIMIT = McpConfig.MAX_CONFIG_BYTES
 
 /** A file the CLI refused or failed to read or write; `message` names the file and the reason. */
 export class FileError extends Data.TaggedError("FileError")<{ readonly path: string; readonly message: string }> {}
