@@ -24,13 +24,14 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
-import type * as McpAuth from "./McpAuth.js"
+import * as McpAuth from "./McpAuth.js"
 import * as internal from "./internal/client/client.js"
 import * as Telemetry from "./internal/telemetry.js"
 import type * as Tasks from "./internal/tasks.js"
@@ -55,7 +56,7 @@ import type {
   Tool
 } from "./McpSchema.js"
 import type * as McpSkills from "./McpSkills.js"
-import type * as McpTransport from "./McpTransport.js"
+import * as McpTransport from "./McpTransport.js"
 import * as ResultCache from "./ResultCache.js"
 
 // -----------------------------------------------------------------------------
@@ -444,15 +445,7 @@ export const layer = (options: ClientOptions = {}): Layer.Layer<McpClient, McpCl
   )
 
 /**
- * The client with default options over the transport in context.
- *
- * @since 0.1.0
- * @category layers
- */
-export const McpClientLive: Layer.Layer<McpClient, McpClientError, McpTransport.McpTransport> = layer()
-
-/**
- * Options of `NodeMcpClient.layerHttp`/`connectHttp`: the server's URL and the client's behaviour.
+ * Options of `layerHttp`/`connectHttp`: the server's URL and the client's behaviour.
  *
  * @since 0.1.0
  * @category models
@@ -461,6 +454,26 @@ export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptio
   /** OAuth authorization (see `McpAuth`): the transport's `authorizer` is then McpAuth's. */
   readonly auth?: McpAuth.AuthOptions | undefined
 }
+
+/**
+ * A client of a Streamable HTTP server (either era) on the `HttpClient` in context, on any runtime: a browser,
+ * a Worker, Bun or Deno give it `FetchHttpClient.layer` (from `effect/http/FetchHttpClient`). With `auth`,
+ * through `McpAuth` (tokens in the `TokenStore` provided, else in memory). On Node, `NodeMcpClient.layerHttp`
+ * (`@mcp-effect/client/node`) is the same client on undici's dispatcher, with the token file.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: HttpClientOptions
+): Layer.Layer<McpClient, McpClientError, HttpClient.HttpClient> =>
+  layer(options).pipe(
+    Layer.provide(
+      options.auth === undefined
+        ? McpTransport.layerHttp(options)
+        : McpAuth.layerHttp(options).pipe(Layer.provide(McpAuth.layer(options.auth)))
+    )
+  )
 
 // -----------------------------------------------------------------------------
 // Accessors

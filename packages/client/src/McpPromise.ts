@@ -18,7 +18,8 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -47,7 +48,6 @@ import type {
 } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
 import * as PromiseRun from "./internal/promiseRun.js"
-import * as NodeMcpClient from "./NodeMcpClient.js"
 
 /**
  * Per-call options of the Promise API: the Effect API's, plus an `AbortSignal` that cancels the call.
@@ -125,13 +125,6 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
 }
 
 /**
- * Wrap any client layer as a Promise client. Resolves once the layer is built (the server is started),
- * rejects with the layer's error otherwise.
- *
- * @since 0.1.0
- * @category constructors
- */
-/**
  * A subscription of the Promise API: iterate it with `for await`; `close()` ends it.
  *
  * @since 0.1.0
@@ -144,6 +137,9 @@ export interface PromiseSubscription extends AsyncIterable<Notification> {
 }
 
 /**
+ * Wrap any client layer as a Promise client. Resolves once the layer is built (the server is started),
+ * rejects with the layer's error otherwise.
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -244,23 +240,20 @@ export const fromLayer = async (
   }
 }
 
-/** The bridge options a `connect*` call carries. */
-const bridgeOptionsOf = (options: { readonly toolConcurrency?: number | undefined }): LlmBridge.ClientBridgeOptions =>
-  options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
-
 /**
- * Start a server over stdio and connect to it.
+ * The bridge options a `connect*` call carries.
  *
- * @since 0.1.0
- * @category constructors
+ * @since 0.3.0
+ * @category utils
  */
-export const connectStdio = (
-  options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<PromiseClient> =>
-  fromLayer(NodeMcpClient.layerStdio(options), bridgeOptionsOf(options))
+export const bridgeOptionsOf = (
+  options: { readonly toolConcurrency?: number | undefined }
+): LlmBridge.ClientBridgeOptions => options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
 
 /**
- * Connect to a Streamable HTTP server (either era).
+ * Connect to a Streamable HTTP server (either era) with the runtime's `fetch`: in a browser, a Worker, Bun, Deno
+ * or Node. On Node, `connectHttp` from `@mcp-effect/client/node` is the same on undici's dispatcher (faster),
+ * with `auth.tokenFile` read and written.
  *
  * @since 0.1.0
  * @category constructors
@@ -268,4 +261,4 @@ export const connectStdio = (
 export const connectHttp = (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<PromiseClient> =>
-  fromLayer(NodeMcpClient.layerHttp(options), bridgeOptionsOf(options))
+  fromLayer(McpClient.layerHttp(options).pipe(Layer.provide(FetchHttpClient.layer)), bridgeOptionsOf(options))

@@ -1,4 +1,9 @@
 /**
+ * The portable entry point, `@mcp-effect/client`: the client and everything around it, on any runtime Effect
+ * runs on (browsers, Workers, Bun, Deno, Node). It imports no `node:` module. What needs Node (servers over
+ * stdio, undici, configuration and token files, the loopback sign-in receiver) is `@mcp-effect/client/node`,
+ * which re-exports everything here too.
+ *
  * @since 0.1.0
  */
 
@@ -15,13 +20,6 @@ export * as EraResolver from "./EraResolver.js"
  * @since 0.1.0
  */
 export * as InputFulfiller from "./InputFulfiller.js"
-
-/**
- * Servers from the `mcpServers` configuration (Claude Desktop, Cursor, VS Code, ...).
- *
- * @since 0.1.0
- */
-export * as McpConfig from "./McpConfig.js"
 
 /**
  * The MCP client service and its layers.
@@ -64,13 +62,6 @@ export * as LlmSkills from "./LlmSkills.js"
  * @since 0.1.0
  */
 export * as McpSkills from "./McpSkills.js"
-
-/**
- * The client on Node: `layerStdio` and `layerHttp` with their Node services.
- *
- * @since 0.1.0
- */
-export * as NodeMcpClient from "./NodeMcpClient.js"
 
 /**
  * The Promise API.
@@ -182,13 +173,6 @@ export {
   /**
    * @since 0.1.0
    */
-  McpClientLive
-} from "./McpClient.js"
-
-export {
-  /**
-   * @since 0.1.0
-   */
   McpClosedError,
   /**
    * @since 0.1.0
@@ -206,6 +190,10 @@ export {
    * @since 0.1.0
    */
   McpPaginationLimitError,
+  /**
+   * @since 0.1.0
+   */
+  McpProbeStalledError,
   /**
    * @since 0.1.0
    */
@@ -239,9 +227,14 @@ export {
   /**
    * @since 0.1.0
    */
-  connectHttp,
+  McpAuthError
+} from "./McpAuthError.js"
+
+export {
   /**
+   * `connectHttp` on the runtime's `fetch`, for every runtime (the Node entry's is on undici).
+   *
    * @since 0.1.0
    */
-  connectStdio
+  connectHttp
 } from "./McpPromise.js"

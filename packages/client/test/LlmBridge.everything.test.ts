@@ -2,7 +2,7 @@
  * The bridge against @modelcontextprotocol/server-everything (a legacy-era server) over stdio, with real
  * processes and the real clock, including a scripted "model" loop (no network) and the Promise API.
  */
-import { connectStdio, LlmBridge, LlmPromise, McpClient, NodeMcpClient, ToolRegistry, Toolkit } from "@mcp-effect/client"
+import { connectStdio, LlmBridge, LlmPromise, McpClient, NodeMcpClient, ToolRegistry, Toolkit } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as McpClient from "../src/McpClient.js"
 import { connectHttp } from "../src/McpPromise.js"
 import * as McpAuth from "../src/McpAuth.js"
+import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 import { textOf } from "./fixtures/util.js"
 
 const REDIRECT = "http://127.0.0.1:8977/callback"
@@ -106,7 +107,7 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
     const layer = McpClient.layer({ clientName: "effect-layers" }).pipe(
       Layer.provide(McpAuth.layerHttp({ url: server.mcpUrl })),
       Layer.provide(McpAuth.layer(auth())),
-      Layer.provide(McpAuth.layerFileStore(tokenFile)),
+      Layer.provide(NodeMcpAuth.layerFileStore(tokenFile)),
       Layer.provide(NodeHttpClient.layerUndici)
     )
     const call = Effect.gen(function*() {
@@ -121,7 +122,7 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
   })
 
   it("the loopback receiver catches the browser's redirect (as a command-line program would use it)", async () => {
-    const receiver = await McpAuth.loopbackReceiver({
+    const receiver = await NodeMcpAuth.loopbackReceiver({
       open: async (url) => {
         // The user's browser: signs in, and is sent to the receiver.
         const landed = await followAuthorization(url, receiver.redirectUrl)

@@ -3,7 +3,7 @@
  * at most `concurrency` servers at once (default 8), counted from what each server process writes when it
  * starts and when it answers the era probe.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"

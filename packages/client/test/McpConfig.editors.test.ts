@@ -2,7 +2,7 @@
  * Configuration people already have: VS Code's `servers` shape (`type: stdio | http | sse`, `inputs` with
  * `${input:ID}`), and a broken entry reported while the rest connect (`connectServers`, `onBroken: "report"`).
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

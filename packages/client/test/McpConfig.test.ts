@@ -3,7 +3,7 @@
  * errors naming the entry and field), and real servers started from it (stdio and HTTP) into one registry,
  * from the Effect API (a layer) and the Promise API.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
