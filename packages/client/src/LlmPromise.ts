@@ -25,7 +25,7 @@
  * ```
  *
  * Failures of `toolsForLlm`, `register`, ... reject with the tagged error itself (`McpClientError`,
- * `ToolRegistryError`, `ToolkitError`), never a wrapped `FiberFailure`. `executeToolCalls` resolves in every
+ * `ToolRegistryError`, `ToolkitError`), so that `instanceof` and `_tag` work on what a `catch` receives. `executeToolCalls` resolves in every
  * case but an abort through its `signal`.
  *
  * @since 0.1.0

@@ -63,6 +63,7 @@ import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as ToolRegistry from "./ToolRegistry.js"
 import * as NodePath from "node:path"
+import { McpConfigError } from "./McpConfigError.js"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -181,28 +182,12 @@ export interface LayerOptions extends ParseOptions {
 // Errors
 // -----------------------------------------------------------------------------
 
-/**
- * A configuration that cannot be read or has a malformed entry: names the file, the entry and the field
- * (e.g. `entry "github", field "env.TOKEN": environment variable TOKEN is not set`).
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpConfigError", {
-  path: Schema.optional(Schema.String),
-  entry: Schema.optional(Schema.String),
-  field: Schema.optional(Schema.String),
-  detail: Schema.String
-}) {
-  override get message(): string {
-    const where = [
-      this.path === undefined ? undefined : this.path,
-      this.entry === undefined ? undefined : `entry ${JSON.stringify(this.entry)}`,
-      this.field === undefined ? undefined : `field ${JSON.stringify(this.field)}`
-    ].filter((part) => part !== undefined)
-    return `${where.length === 0 ? "configuration" : where.join(", ")}: ${this.detail}`
-  }
-}
+export {
+  /**
+   * @since 0.1.0
+   */
+  McpConfigError
+} from "./McpConfigError.js"
 
 /**
  * A configured server that could not be started, probed or registered.

@@ -1,7 +1,7 @@
 /**
  * The client for plain Promise code. Every operation of `McpClient` as a Promise-returning method; failures
- * reject with the same tagged error instances (`err instanceof McpTimeoutError`, `err._tag`), never with a
- * wrapped `FiberFailure`. Each client runs on its own `ManagedRuntime`; `close()` disposes of it, which stops
+ * reject with the same tagged error instances (`err instanceof McpTimeoutError`, `err._tag`) as the Effect API
+ * fails with. Each client runs on its own `ManagedRuntime`; `close()` disposes of it, which stops
  * the server process.
  *
  * ```ts

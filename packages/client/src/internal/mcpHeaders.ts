@@ -153,7 +153,7 @@ const scan = (inputSchema: unknown): Scan => {
 }
 
 /**
- * Why a tool's `x-mcp-header` annotations are invalid (CLIENT.md §8.3), or `undefined` when they are fine
+ * Why a tool's `x-mcp-header` annotations are invalid (the 2026-07-28 specification, Streamable HTTP, `x-mcp-header`), or `undefined` when they are fine
  * (or absent). An HTTP client must drop such a tool from the `tools/list` it exposes and should log the reason.
  *
  * @internal

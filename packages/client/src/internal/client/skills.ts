@@ -19,14 +19,8 @@ import {
   type ReadResourceResult,
   Resource
 } from "../../McpSchema.js"
-import {
-  type LoadedSkill,
-  McpSkillError,
-  McpSkillVerificationError,
-  type Skill,
-  type SkillFile,
-  type SkillsError
-} from "../../McpSkills.js"
+import type { LoadedSkill, Skill, SkillFile, SkillsError } from "../../McpSkills.js"
+import { McpSkillError, McpSkillVerificationError } from "../../McpSkillsError.js"
 import * as Entry from "../skills/entry.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"

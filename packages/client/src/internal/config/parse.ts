@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
-import { McpConfigError } from "../../McpConfig.js"
+import { McpConfigError } from "../../McpConfigError.js"
 import { isSecretLike } from "../redact.js"
 import { SAFE_ENV_KEYS } from "../transport/environment.js"
 

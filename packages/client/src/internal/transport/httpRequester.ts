@@ -1,8 +1,8 @@
 /**
  * What the HTTP transport asks of an HTTP client: start one request and push what comes back to a handler,
  * with no stream, fiber or scope per request. The Node implementation is undici's dispatcher
- * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime), at the
- * cost of a fiber per request.
+ * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime: a browser or
+ * Worker on `fetch`): each request is a fiber running the client's effect, its body read as a stream.
  */
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
