@@ -38,8 +38,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/eraResolver.js"
-import type { RequestError } from "./internal/transport/peer.js"
-import type { McpClientError } from "./McpError.js"
+import type { McpClientError, McpRequestError } from "./McpError.js"
 import type { Implementation, JsonObject, ServerCapabilities } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
 
@@ -83,7 +82,7 @@ export interface ProbeContext {
       readonly limit: "request" | "probe"
       readonly cancellable: boolean
     }
-  ) => Effect.Effect<unknown, RequestError>
+  ) => Effect.Effect<unknown, McpRequestError>
   readonly notify: (
     method: string,
     params: JsonObject | undefined,

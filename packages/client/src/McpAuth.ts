@@ -75,7 +75,7 @@ export { AuthStep, McpAuthError } from "./McpAuthError.js"
  * Where tokens and client registrations are kept, one entry per MCP server and authorization server.
  *
  * @since 0.1.0
- * @category tags
+ * @category services
  */
 export class TokenStore extends Context.Service<TokenStore, store.Store>()("@mcp-effect/client/McpAuth/TokenStore") {}
 
@@ -98,7 +98,7 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
 export class McpAuth extends Context.Service<McpAuth, Service>()("@mcp-effect/client/McpAuth") {}
 

@@ -318,6 +318,22 @@ export type McpClientError =
   | McpAuthError
 
 /**
+ * What one request on the wire can fail with (an `EraResolver`'s probe requests among them): no answer in time,
+ * an error answer, an answer that is not one, or no connection.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type McpRequestError =
+  | McpProtocolError
+  | McpTimeoutError
+  | McpServerGoneError
+  | McpClosedError
+  | McpTransportError
+  | McpAuthError
+  | McpInvalidResponseError
+
+/**
  * @since 0.1.0
  * @category guards
  */

@@ -220,7 +220,11 @@ export type {
   /**
    * @since 0.1.0
    */
-  McpClientError
+  McpClientError,
+  /**
+   * @since 0.3.0
+   */
+  McpRequestError
 } from "./McpError.js"
 
 export {

@@ -135,7 +135,7 @@ describe("wire schemas keep what they do not name, at every depth", () => {
       same(yield* McpSchema.decodeWire(McpSchema.JsonRpcMessage)(frame), frame)
 
       const bad = yield* Effect.flip(McpSchema.decodeWire(McpSchema.ListToolsResult)({ tools: [{ name: 1 }] }))
-      assert.include(McpSchema.parseErrorMessage(bad), "[\"tools\"][0][\"name\"]")
+      assert.include(bad.message, "[\"tools\"][0][\"name\"]")
     }))
 })
 
