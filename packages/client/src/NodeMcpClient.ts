@@ -19,7 +19,6 @@ import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
-import * as McpPromise from "./McpPromise.js"
 import * as McpTransport from "./McpTransport.js"
 import * as NodeMcpAuth from "./NodeMcpAuth.js"
 import * as nodeStdio from "./internal/transport/nodeStdio.js"
@@ -104,24 +103,3 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
  */
 export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
   McpClient.layer(options).pipe(Layer.provide(layerHttpTransportFor(options)))
-
-/**
- * Start a server over stdio and connect to it: the Promise API.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const connectStdio = (
-  options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<McpPromise.PromiseClient> => McpPromise.fromLayer(layerStdio(options), McpPromise.bridgeOptionsOf(options))
-
-/**
- * Connect to a Streamable HTTP server (either era) on undici, with `auth.tokenFile` read and written: the
- * Promise API.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const connectHttp = (
-  options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<McpPromise.PromiseClient> => McpPromise.fromLayer(layerHttp(options), McpPromise.bridgeOptionsOf(options))

@@ -64,7 +64,7 @@ export * as LlmSkills from "./LlmSkills.js"
 export * as McpSkills from "./McpSkills.js"
 
 /**
- * The Promise API.
+ * The Promise API: clients, the LLM bridge, local toolkits and registries.
  *
  * @since 0.1.0
  */
@@ -99,13 +99,6 @@ export * as McpTransport from "./McpTransport.js"
 export * as LlmBridge from "./LlmBridge.js"
 
 /**
- * The LLM bridge, local toolkits and registries for Promise code.
- *
- * @since 0.1.0
- */
-export * as LlmPromise from "./LlmPromise.js"
-
-/**
  * The bridge's tools and answers in OpenAI's and Anthropic's own shapes (`openAiTools`, `openAiToolMessages`,
  * `anthropicTools`, `anthropicToolCalls`, `anthropicToolResults`). The Vercel AI SDK adapter is
  * `@mcp-effect/client/AiSdk` (`mcpToolsForAiSdk`), not in the index: it imports `ai`, an optional peer.
@@ -138,7 +131,7 @@ export type {
   ResourceTemplate,
   Tool
 } from "./McpSchema.js"
-export type { PromiseBridge, PromiseRegistry } from "./LlmPromise.js"
+export type { PromiseBridge, PromiseRegistry, Promised } from "./McpPromise.js"
 export type { ErrorKind, FunctionTool, ToolCall, ToolResult } from "./LlmBridge.js"
 
 /**

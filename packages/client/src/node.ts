@@ -29,7 +29,27 @@ export * as NodeMcpAuth from "./NodeMcpAuth.js"
  */
 export * as McpConfig from "./McpConfig.js"
 
+/**
+ * The Promise API's Node wing: `connectStdio`, `connectHttp` on undici, `connectServers` (a configuration's
+ * servers) and `connectFleet` (Redis).
+ *
+ * @since 0.3.0
+ */
+export * as NodePromise from "./NodePromise.js"
+
 export {
+  /**
+   * A fleet's HTTP client on Redis (`McpFleet`), for Promise code.
+   *
+   * @since 0.3.0
+   */
+  connectFleet,
+  /**
+   * Start the servers of an `mcpServers` configuration.
+   *
+   * @since 0.3.0
+   */
+  connectServers,
   /**
    * Start a server over stdio and connect to it.
    *
@@ -42,4 +62,4 @@ export {
    * @since 0.1.0
    */
   connectHttp
-} from "./NodeMcpClient.js"
+} from "./NodePromise.js"

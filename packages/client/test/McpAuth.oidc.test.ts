@@ -12,7 +12,9 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as McpClient from "../src/McpClient.js"
-import { connectHttp } from "../src/McpPromise.js"
+import * as McpPromise from "../src/McpPromise.js"
+import { connectHttp } from "../src/NodePromise.js"
+import { McpAuthError } from "../src/McpAuthError.js"
 import * as McpAuth from "../src/McpAuth.js"
 import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 import { textOf } from "./fixtures/util.js"
@@ -98,6 +100,33 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
       assert.strictEqual(signIns.length, before + 1)
     } finally {
       await second.close()
+    }
+  })
+
+  it("the portable connectHttp (fetch) given tokenFile refuses it with an McpAuthError naming the Node entry; nothing is written", async () => {
+    const tokenFile = path.join(dir, "portable-tokens.json")
+    const before = signIns.length
+    const client = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth({ tokenFile }) })
+    try {
+      const error = await client.callTool("whoami").then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(error, McpAuthError)
+      assert.include(error.message, "@mcp-effect/client/node")
+      assert.include(error.message, tokenFile)
+      assert.strictEqual(signIns.length, before)
+      assert.strictEqual(await fs.stat(tokenFile).then(() => "written", () => "absent"), "absent")
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("the portable connectHttp (fetch) signs in with the tokens in memory", async () => {
+    const before = signIns.length
+    const client = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth() })
+    try {
+      assert.strictEqual(textOf(await client.callTool("whoami")), "hello demo-user")
+      assert.strictEqual(signIns.length, before + 1)
+    } finally {
+      await client.close()
     }
   })
 

@@ -13,7 +13,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as engine from "../src/internal/auth/engine.js"
 import * as store from "../src/internal/auth/store.js"
-import * as McpAuth from "../src/McpAuth.js"
 import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 
 const SERVER = "https://mcp.example/mcp"

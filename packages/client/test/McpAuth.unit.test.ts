@@ -10,7 +10,6 @@ import * as path from "node:path"
 import { challengeInfo, parseChallenges, unionScopes } from "../src/internal/auth/challenge.js"
 import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, sameResource } from "../src/internal/auth/discovery.js"
 import * as store from "../src/internal/auth/store.js"
-import * as McpAuth from "../src/McpAuth.js"
 import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 
 describe("WWW-Authenticate", () => {

@@ -1,7 +1,7 @@
 /**
  * Rough edges a new user hit (issue 12, item 5) and `executeToolCalls` on careless input (issue 11, item 6).
  */
-import { LlmBridge, LlmPromise, McpClient, McpPromise, McpSchema, McpTestServer, Toolkit } from "@mcp-effect/client"
+import {LlmBridge, McpPromise, McpClient, McpSchema, McpTestServer, Toolkit } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -64,7 +64,7 @@ describe("an AbortSignal abort rejects with the signal's reason", () => {
         const aborted = await second
         assert.strictEqual((aborted as { name?: unknown }).name, "AbortError")
 
-        const bridge = await LlmPromise.toolkit([])
+        const bridge = await McpPromise.toolkit([])
         const already = AbortSignal.abort("gone")
         const rejected = await bridge.executeToolCalls(
           [{ id: "1", type: "function", function: { name: "x", arguments: "{}" } }],
@@ -203,7 +203,7 @@ describe("executeToolCalls", () => {
 
   it.live("issue 11 item 6: the Promise bridge never throws and never rejects on careless input", () =>
     Effect.promise(async () => {
-      const bridge = await LlmPromise.toolkit([])
+      const bridge = await McpPromise.toolkit([])
       for (const [what, calls, count] of careless) {
         let thrown: unknown
         let results: ReadonlyArray<LlmBridge.ToolResult> | undefined
