@@ -389,7 +389,7 @@ export const layerHttp = (
     const base = McpClient.layerWithoutDependencies(http).pipe(
       Layer.provide(EraResolver.layer),
       Layer.provide(InputFulfiller.layer(http)),
-      Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
+      Layer.provide(NodeMcpClient.layerHttpTransport(http))
     )
     const client = before === undefined
       ? base

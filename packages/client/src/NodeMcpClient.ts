@@ -48,15 +48,8 @@ const loadHttp = () =>
   httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/transport/undiciRequester.js")])
     .then(([http, undiciRequester]) => ({ http, undiciRequester }))
 
-/**
- * Streamable HTTP on Node's undici dispatcher: an agent of its own (closed with the layer), responses pushed to
- * the transport as they come. Bun ships a `undici` module of its own whose dispatcher is not undici's: there the
- * transport runs on `fetch` (`McpTransport.layerHttp` with `FetchHttpClient`).
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
+/** The transport without authorization: undici's dispatcher, or `fetch` on Bun. */
+const transportOn = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
   nodeVersion.isBun()
     ? McpTransport.layerHttp(options).pipe(Layer.provide(FetchHttpClient.layer))
     : Layer.effect(
@@ -68,20 +61,22 @@ export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Lay
     )
 
 /**
- * The Streamable HTTP transport of `layerHttp` alone (with `McpAuth` when `auth` is given, its tokens in the
- * `TokenStore` in context, else in `auth.tokenFile`, else in memory), for clients assembled with their own
- * dependencies (e.g. `McpFleet`).
+ * Streamable HTTP on Node's undici dispatcher: an agent of its own (closed with the layer), responses pushed to
+ * the transport as they come. With `auth`, through `McpAuth`, its tokens in the `TokenStore` in context, else in
+ * `auth.tokenFile`, else in memory. Bun ships a `undici` module of its own whose dispatcher is not undici's:
+ * there the transport runs on `fetch` (`McpTransport.layerHttp` with `FetchHttpClient`). This is the one
+ * HTTP transport of the Node wing (`McpTransport.layerHttp` the portable one).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category layers
  */
-export const layerHttpTransportFor = (options: McpClient.HttpClientOptions): Layer.Layer<McpTransport.McpTransport> =>
+export const layerHttpTransport = (options: McpClient.HttpClientOptions): Layer.Layer<McpTransport.McpTransport> =>
   options.auth === undefined
-    ? layerHttpTransport(options)
+    ? transportOn(options)
     : Layer.unwrap(
       Effect.map(
         Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
-        (authorizer) => layerHttpTransport({ ...options, authorizer })
+        (authorizer) => transportOn({ ...options, authorizer })
       )
     ).pipe(Layer.provide(NodeMcpAuth.layer(options.auth)))
 
@@ -102,4 +97,4 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
  * @category layers
  */
 export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
-  McpClient.layer(options).pipe(Layer.provide(layerHttpTransportFor(options)))
+  McpClient.layer(options).pipe(Layer.provide(layerHttpTransport(options)))
