@@ -55,6 +55,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Engine } from "./internal/auth/engine.js"
 import type { AuthOptions } from "./internal/auth/options.js"
+import * as keyValueStore from "./internal/auth/keyValueStore.js"
 import * as store from "./internal/auth/tokens.js"
 import { McpAuthError } from "./McpAuthError.js"
 import { McpTransportError } from "./McpError.js"
@@ -69,6 +70,7 @@ export type {
   PreRegisteredClient
 } from "./internal/auth/options.js"
 export type { StoredClient, StoredEntry, StoredTokens } from "./internal/auth/tokens.js"
+export type { WebStorage } from "./internal/auth/keyValueStore.js"
 export { AuthStep, McpAuthError } from "./McpAuthError.js"
 
 /**
@@ -137,7 +139,8 @@ const noFileStore = (tokenFile: string): store.Store => {
 }
 
 /**
- * The authorization service. Uses the `TokenStore` if one is provided, else memory. `tokenFile` needs a
+ * The authorization service. Uses the `TokenStore` if one is provided, else `tokenStorage` (a page's
+ * `localStorage`), else memory. `tokenFile` needs a
  * `TokenStore` that reads it (`NodeMcpAuth.layerFileStore`, which `NodeMcpClient.layerHttp` and the Node
  * `connectHttp` provide): without one, the authorization fails with an `McpAuthError` saying so.
  *
@@ -150,7 +153,12 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
     Effect.map(Effect.serviceOption(TokenStore), (provided) => {
       const tokens = Option.getOrElse(
         provided,
-        () => options.tokenFile === undefined ? store.memory() : noFileStore(options.tokenFile)
+        () =>
+          options.tokenStorage !== undefined
+            ? keyValueStore.fromWebStorage(options.tokenStorage)
+            : options.tokenFile === undefined
+            ? store.memory()
+            : noFileStore(options.tokenFile)
       )
       return McpAuth.of({
         forServer: (url) =>

@@ -36,6 +36,13 @@ export * as McpClient from "./McpClient.js"
 export * as McpAuth from "./McpAuth.js"
 
 /**
+ * A person's sign-in from a web page (a popup and its redirect page) and tokens kept where the page says.
+ *
+ * @since 0.3.0
+ */
+export * as BrowserMcpAuth from "./BrowserMcpAuth.js"
+
+/**
  * Things the client noticed that failed no call.
  *
  * @since 0.1.0

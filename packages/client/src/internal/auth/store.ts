@@ -7,7 +7,6 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -15,31 +14,10 @@ import * as path from "node:path"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
 import { withFileLock } from "./fileLock.js"
-import { keyOf, type Store, type StoredEntry } from "./tokens.js"
+import { decodeEntry, keyOf, type Store, type StoredEntry } from "./tokens.js"
 
 export type { Store, StoredClient, StoredEntry, StoredTokens } from "./tokens.js"
 
-/** What a file entry must look like to be used (anything else in the file is kept, never used). */
-const FileEntry = Schema.Struct({
-  server: Schema.String,
-  issuer: Schema.String,
-  tokens: Schema.optional(Schema.Struct({
-    accessToken: Schema.String,
-    tokenType: Schema.String,
-    refreshToken: Schema.optional(Schema.String),
-    expiresAt: Schema.optional(Schema.Number),
-    scope: Schema.optional(Schema.String),
-    issuedAt: Schema.Number
-  })),
-  client: Schema.optional(Schema.Struct({
-    clientId: Schema.String,
-    clientSecret: Schema.optional(Schema.String),
-    authMethod: Schema.String,
-    redirectUri: Schema.optional(Schema.String)
-  }))
-})
-
-const decodeEntry = Schema.decodeUnknownOption(FileEntry)
 
 /** The largest token file read: 1 MiB, far past any real one (a sign-in takes a few hundred bytes). */
 const MAX_TOKEN_FILE_BYTES = 1024 * 1024

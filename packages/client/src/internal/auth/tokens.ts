@@ -5,6 +5,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { McpAuthError } from "../../McpAuthError.js"
 
 /** @internal */
@@ -71,3 +72,26 @@ export const memory = (): Store => {
     save: (entry) => Effect.sync(() => void entries.set(keyOf(entry.server, entry.issuer), entry))
   }
 }
+
+/** What a stored entry must look like to be used (anything else in a store is kept, never used). */
+const FileEntry = Schema.Struct({
+  server: Schema.String,
+  issuer: Schema.String,
+  tokens: Schema.optional(Schema.Struct({
+    accessToken: Schema.String,
+    tokenType: Schema.String,
+    refreshToken: Schema.optional(Schema.String),
+    expiresAt: Schema.optional(Schema.Number),
+    scope: Schema.optional(Schema.String),
+    issuedAt: Schema.Number
+  })),
+  client: Schema.optional(Schema.Struct({
+    clientId: Schema.String,
+    clientSecret: Schema.optional(Schema.String),
+    authMethod: Schema.String,
+    redirectUri: Schema.optional(Schema.String)
+  }))
+})
+
+/** @internal */
+export const decodeEntry = Schema.decodeUnknownOption(FileEntry)
