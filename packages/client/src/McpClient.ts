@@ -27,6 +27,7 @@ import type * as Duration from "effect/Duration"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
@@ -37,7 +38,7 @@ import * as Telemetry from "./internal/telemetry.js"
 import type * as Tasks from "./internal/tasks.js"
 import * as clientContext from "./internal/client/context.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
-import type { McpClientError } from "./McpError.js"
+import type { McpClientError, McpToolResultError } from "./McpError.js"
 import type {
   CallToolResult,
   CompleteResult,
@@ -273,6 +274,17 @@ export interface CallOptions {
 }
 
 /**
+ * Options of a typed call: `CallOptions` and the `schema` of the answer's `structuredContent`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TypedCallOptions<A, R = never> extends CallOptions {
+  /** What the answer's `structuredContent` decodes to (e.g. a schema made from the tool's `outputSchema`). */
+  readonly schema: Schema.Decoder<A, R>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -315,11 +327,19 @@ export interface Service {
   readonly serverCapabilities: Effect.Effect<ServerCapabilities, McpClientError>
   readonly instructions: Effect.Effect<string | undefined, McpClientError>
   readonly listTools: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Tool>, McpClientError>
-  readonly callTool: (
-    name: string,
-    args?: JsonObject,
-    options?: CallOptions
-  ) => Effect.Effect<CallToolResult, McpClientError>
+  /**
+   * Call a tool. With `options.schema`, the answer's `structuredContent` decoded with it (the schema's `Type`,
+   * its decoding services in `R`), or `McpToolResultError` saying why not (the tool answered an error, sent no
+   * `structuredContent`, or one that does not decode, with the path).
+   */
+  readonly callTool: {
+    <A, R = never>(
+      name: string,
+      args: JsonObject | undefined,
+      options: TypedCallOptions<A, R>
+    ): Effect.Effect<A, McpClientError | McpToolResultError, R>
+    (name: string, args?: JsonObject, options?: CallOptions): Effect.Effect<CallToolResult, McpClientError>
+  }
   readonly listPrompts: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Prompt>, McpClientError>
   readonly getPrompt: (
     name: string,
@@ -489,8 +509,27 @@ export const listTools = (options?: ListOptions) => Effect.flatMap(McpClient, (c
  * @since 0.1.0
  * @category accessors
  */
-export const callTool = (name: string, args?: JsonObject, options?: CallOptions) =>
-  Effect.flatMap(McpClient, (client) => client.callTool(name, args, options))
+export function callTool<A, R = never>(
+  name: string,
+  args: JsonObject | undefined,
+  options: TypedCallOptions<A, R>
+): Effect.Effect<A, McpClientError | McpToolResultError, McpClient | R>
+export function callTool(
+  name: string,
+  args?: JsonObject,
+  options?: CallOptions
+): Effect.Effect<CallToolResult, McpClientError, McpClient>
+export function callTool<A, R>(
+  name: string,
+  args?: JsonObject,
+  options?: CallOptions | TypedCallOptions<A, R>
+): Effect.Effect<CallToolResult | A, McpClientError | McpToolResultError, McpClient | R> {
+  return Effect.flatMap(
+    McpClient,
+    (client): Effect.Effect<CallToolResult | A, McpClientError | McpToolResultError, R> =>
+      options !== undefined && "schema" in options ? client.callTool(name, args, options) : client.callTool(name, args, options)
+  )
+}
 
 /**
  * @since 0.1.0

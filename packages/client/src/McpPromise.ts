@@ -42,7 +42,7 @@ import type * as LlmBridge from "./LlmBridge.js"
 import * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
-import type { LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
+import type { CallToolResult, JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
 import type * as ToolRegistry from "./ToolRegistry.js"
 import type * as Toolkit from "./Toolkit.js"
 
@@ -139,7 +139,19 @@ export interface PromiseSubscription extends AsyncIterable<Notification> {
  * @since 0.1.0
  * @category models
  */
-export interface PromiseClient extends Promised<McpClient.Service>, Omit<PromiseBridge, "bridge"> {
+export interface PromiseClient extends Omit<Promised<McpClient.Service>, "callTool">, Omit<PromiseBridge, "bridge"> {
+  /**
+   * Call a tool. With `options.schema` (a schema needing no service), the answer's `structuredContent` decoded
+   * with it, or a rejection with `McpToolResultError` saying why not.
+   */
+  readonly callTool: {
+    <A>(
+      name: string,
+      args: JsonObject | undefined,
+      options: McpClient.TypedCallOptions<A> & SignalOptions
+    ): Promise<A>
+    (name: string, args?: JsonObject, options?: McpClient.CallOptions & SignalOptions): Promise<CallToolResult>
+  }
   /** `ping`: resolves when the server answers. */
   readonly ping: (options?: PromiseCallOptions) => Promise<void>
   /** Legacy servers: `logging/setLevel` (a modern server takes the level from the client's `logLevel` option). */

@@ -78,6 +78,13 @@ export * as McpSkills from "./McpSkills.js"
 export * as McpPromise from "./McpPromise.js"
 
 /**
+ * A tool's JSON Schema as an Effect `Schema` at run time, for typed calls (`callTool(name, args, { schema })`).
+ *
+ * @since 0.3.0
+ */
+export * as McpToolSchema from "./McpToolSchema.js"
+
+/**
  * Wire types of both protocol eras.
  *
  * @since 0.1.0
@@ -194,6 +201,10 @@ export {
    * @since 0.1.0
    */
   McpProbeStalledError,
+  /**
+   * @since 0.3.0
+   */
+  McpToolResultError,
   /**
    * @since 0.1.0
    */
