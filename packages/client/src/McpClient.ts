@@ -285,6 +285,45 @@ export interface TypedCallOptions<A, R = never> extends CallOptions {
 }
 
 /**
+ * The options of any call: untyped (`CallOptions`) or typed (`TypedCallOptions`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface AnyCallOptions extends CallOptions {
+  readonly schema?: Schema.Decoder<unknown, unknown> | undefined
+}
+
+/**
+ * What a call with options `O` gives: the schema's type when `O` has a `schema`, else the `CallToolResult`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallResultOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ? O["schema"]["Type"]
+  : CallToolResult
+
+/**
+ * What a call with options `O` can fail with: `McpToolResultError` too when it is typed.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallErrorOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ?
+  McpClientError | McpToolResultError
+  : McpClientError
+
+/**
+ * The services a call with options `O` needs: its schema's decoding services.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallServicesOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ?
+  O["schema"]["DecodingServices"]
+  : never
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -332,14 +371,11 @@ export interface Service {
    * its decoding services in `R`), or `McpToolResultError` saying why not (the tool answered an error, sent no
    * `structuredContent`, or one that does not decode, with the path).
    */
-  readonly callTool: {
-    <A, R = never>(
-      name: string,
-      args: JsonObject | undefined,
-      options: TypedCallOptions<A, R>
-    ): Effect.Effect<A, McpClientError | McpToolResultError, R>
-    (name: string, args?: JsonObject, options?: CallOptions): Effect.Effect<CallToolResult, McpClientError>
-  }
+  readonly callTool: <O extends AnyCallOptions = CallOptions>(
+    name: string,
+    args?: JsonObject,
+    options?: O
+  ) => Effect.Effect<CallResultOf<O>, CallErrorOf<O>, CallServicesOf<O>>
   readonly listPrompts: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Prompt>, McpClientError>
   readonly getPrompt: (
     name: string,
@@ -509,27 +545,12 @@ export const listTools = (options?: ListOptions) => Effect.flatMap(McpClient, (c
  * @since 0.1.0
  * @category accessors
  */
-export function callTool<A, R = never>(
-  name: string,
-  args: JsonObject | undefined,
-  options: TypedCallOptions<A, R>
-): Effect.Effect<A, McpClientError | McpToolResultError, McpClient | R>
-export function callTool(
+export const callTool = <O extends AnyCallOptions = CallOptions>(
   name: string,
   args?: JsonObject,
-  options?: CallOptions
-): Effect.Effect<CallToolResult, McpClientError, McpClient>
-export function callTool<A, R>(
-  name: string,
-  args?: JsonObject,
-  options?: CallOptions | TypedCallOptions<A, R>
-): Effect.Effect<CallToolResult | A, McpClientError | McpToolResultError, McpClient | R> {
-  return Effect.flatMap(
-    McpClient,
-    (client): Effect.Effect<CallToolResult | A, McpClientError | McpToolResultError, R> =>
-      options !== undefined && "schema" in options ? client.callTool(name, args, options) : client.callTool(name, args, options)
-  )
-}
+  options?: O
+): Effect.Effect<CallResultOf<O>, CallErrorOf<O>, McpClient | CallServicesOf<O>> =>
+  Effect.flatMap(McpClient, (client) => client.callTool(name, args, options))
 
 /**
  * @since 0.1.0

@@ -42,7 +42,7 @@ import type * as LlmBridge from "./LlmBridge.js"
 import * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
-import type { CallToolResult, JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
+import type { JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
 import type * as ToolRegistry from "./ToolRegistry.js"
 import type * as Toolkit from "./Toolkit.js"
 
@@ -91,6 +91,17 @@ export type Promised<S> = {
     : never]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer _E, never> ? (...args: WithSignal<P>) => Promise<A>
       : S[K] extends Effect.Effect<infer A, infer _E, never> ? () => Promise<A>
       : never
+}
+
+/**
+ * Options of the Promise `callTool`: `CallOptions`, a `signal`, and the `schema` of a typed call (one that needs
+ * no service: the Promise API has none to give).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PromiseCallToolOptions extends McpClient.CallOptions, SignalOptions {
+  readonly schema?: Schema.Decoder<unknown> | undefined
 }
 
 /**
@@ -144,14 +155,11 @@ export interface PromiseClient extends Omit<Promised<McpClient.Service>, "callTo
    * Call a tool. With `options.schema` (a schema needing no service), the answer's `structuredContent` decoded
    * with it, or a rejection with `McpToolResultError` saying why not.
    */
-  readonly callTool: {
-    <A>(
-      name: string,
-      args: JsonObject | undefined,
-      options: McpClient.TypedCallOptions<A> & SignalOptions
-    ): Promise<A>
-    (name: string, args?: JsonObject, options?: McpClient.CallOptions & SignalOptions): Promise<CallToolResult>
-  }
+  readonly callTool: <O extends PromiseCallToolOptions = PromiseCallToolOptions & { readonly schema?: undefined }>(
+    name: string,
+    args?: JsonObject,
+    options?: O
+  ) => Promise<McpClient.CallResultOf<O>>
   /** `ping`: resolves when the server answers. */
   readonly ping: (options?: PromiseCallOptions) => Promise<void>
   /** Legacy servers: `logging/setLevel` (a modern server takes the level from the client's `logLevel` option). */

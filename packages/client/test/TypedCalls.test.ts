@@ -50,9 +50,9 @@ describe("callTool(name, args, { schema })", () => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const plain = yield* Effect.flip(client.callTool("echo", { text: "hi" }, { schema: Schema.Unknown }))
-      assert.strictEqual(plain.reason, "NoStructuredContent")
+      assert.strictEqual(plain instanceof McpToolResultError ? plain.reason : plain._tag, "NoStructuredContent")
       const failed = yield* Effect.flip(client.callTool("fail", {}, { schema: Schema.Unknown }))
-      assert.strictEqual(failed.reason, "ToolError")
+      assert.strictEqual(failed instanceof McpToolResultError ? failed.reason : failed._tag, "ToolError")
       assert.include(failed.message, "this tool always fails")
     }).pipe(Effect.provide(NodeMcpClient.layerStdio({ command: process.execPath, args: [official, "--era", "both"] }))))
 

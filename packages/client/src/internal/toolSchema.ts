@@ -22,7 +22,8 @@ export interface Unexpressed {
 
 /** @internal */
 export interface Imported {
-  readonly schema: Schema.Top
+  /** Decodes JSON values; made of Effect's built-in schemas, it needs no service. */
+  readonly schema: Schema.Decoder<unknown>
   /** What the schema does not check that the tool's schema does. */
   readonly unexpressed: ReadonlyArray<Unexpressed>
 }
@@ -88,7 +89,8 @@ export const fromJsonSchema = (jsonSchema: unknown): Result.Result<Imported, str
   try {
     const stripped = strip(jsonSchema, "", 0, unexpressed)
     const document = JsonSchema.fromSchemaDraft2020_12(stripped as JsonSchema.JsonSchema)
-    const schema = SchemaRepresentation.fromJsonSchemaDocument(document, { patterns: "ignore" })
+    // The importer builds from Effect's built-in schemas and checks only: no decoding service is needed.
+    const schema = SchemaRepresentation.fromJsonSchemaDocument(document, { patterns: "ignore" }) as Schema.Decoder<unknown>
     return Result.succeed({ schema, unexpressed })
   } catch (error) {
     return Result.fail(error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error))

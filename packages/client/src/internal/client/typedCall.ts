@@ -7,7 +7,14 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SchemaIssue from "effect/SchemaIssue"
-import type { CallOptions, Service, TypedCallOptions } from "../../McpClient.js"
+import type {
+  AnyCallOptions,
+  CallErrorOf,
+  CallOptions,
+  CallResultOf,
+  CallServicesOf,
+  Service
+} from "../../McpClient.js"
 import { type McpClientError, McpToolResultError } from "../../McpError.js"
 import type { CallToolResult, JsonObject } from "../../McpSchema.js"
 
@@ -64,22 +71,19 @@ const decoded = <A, R>(name: string, result: CallToolResult, schema: Schema.Deco
   )
 }
 
-/** `callTool` with the typed form added. @internal */
-export const withSchema = (untyped: Untyped): Service["callTool"] => {
-  function callTool<A, R = never>(
-    name: string,
-    args: JsonObject | undefined,
-    options: TypedCallOptions<A, R>
-  ): Effect.Effect<A, McpClientError | McpToolResultError, R>
-  function callTool(name: string, args?: JsonObject, options?: CallOptions): Effect.Effect<CallToolResult, McpClientError>
-  function callTool<A, R>(
-    name: string,
-    args?: JsonObject,
-    options?: CallOptions | TypedCallOptions<A, R>
-  ): Effect.Effect<CallToolResult | A, McpClientError | McpToolResultError, R> {
-    if (options === undefined || !("schema" in options)) return untyped(name, args, options)
-    const { schema, ...rest } = options
-    return Effect.flatMap(untyped(name, args, rest), (result) => decoded(name, result, schema))
-  }
-  return callTool
+/** A typed call's effect at the types its options give (TypeScript cannot narrow `O` from a value). */
+type CallOf<O> = Effect.Effect<CallResultOf<O>, CallErrorOf<O>, CallServicesOf<O>>
+
+/**
+ * `callTool` with the typed form added: with `options.schema` the call's result decoded, else the call as it is.
+ * The branch taken is the one `O`'s conditional types describe, which is what the two conversions state.
+ *
+ * @internal
+ */
+export const withSchema = (untyped: Untyped): Service["callTool"] =>
+<O extends AnyCallOptions = CallOptions>(name: string, args?: JsonObject, options?: O): CallOf<O> => {
+  const schema = options?.schema
+  if (options === undefined || schema === undefined) return untyped(name, args, options) as unknown as CallOf<O>
+  const { schema: _, ...rest } = options
+  return Effect.flatMap(untyped(name, args, rest), (result) => decoded(name, result, schema)) as unknown as CallOf<O>
 }

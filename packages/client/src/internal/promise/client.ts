@@ -15,8 +15,8 @@ import * as Stream from "effect/Stream"
 import * as LlmBridge from "../../LlmBridge.js"
 import * as McpClient from "../../McpClient.js"
 import { type McpClientError, McpClosedError } from "../../McpError.js"
-import type { PromiseClient, PromiseSubscription, Promised, SignalOptions } from "../../McpPromise.js"
-import { type CallToolResult, isRecord, type JsonObject } from "../../McpSchema.js"
+import type { PromiseCallToolOptions, PromiseClient, PromiseSubscription, Promised } from "../../McpPromise.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
 import * as PromiseRun from "../promiseRun.js"
 import { abortReason, failureOf, fromBridge } from "./bridge.js"
 
@@ -127,21 +127,8 @@ export const fromLayer = async (
   const listen = listenerOf(runtime)
   // The bridge runs detached from the client's runtime, so executeToolCalls still resolves (is_error) after close().
   const { bridge: _, ...llm } = fromBridge(LlmBridge.fromClient(client, bridgeOptions))
-  function callTool<A>(
-    name: string,
-    args: JsonObject | undefined,
-    options: McpClient.TypedCallOptions<A> & SignalOptions
-  ): Promise<A>
-  function callTool(name: string, args?: JsonObject, options?: McpClient.CallOptions & SignalOptions): Promise<CallToolResult>
-  function callTool<A>(
-    name: string,
-    args?: JsonObject,
-    options?: (McpClient.CallOptions | McpClient.TypedCallOptions<A>) & SignalOptions
-  ): Promise<CallToolResult | A> {
-    return options !== undefined && "schema" in options
-      ? run(client.callTool(name, args, options), options.signal)
-      : run(client.callTool(name, args, options), options?.signal)
-  }
+  const callTool = <O extends PromiseCallToolOptions>(name: string, args?: JsonObject, options?: O) =>
+    run(client.callTool(name, args, options), options?.signal) as Promise<McpClient.CallResultOf<O>>
   return {
     ...derive(client, run),
     callTool,
