@@ -85,6 +85,13 @@ export * as McpPromise from "./McpPromise.js"
 export * as McpToolSchema from "./McpToolSchema.js"
 
 /**
+ * Typed clients generated from a server's tools (what `mcp-effect types` writes).
+ *
+ * @since 0.3.0
+ */
+export * as McpCodegen from "./McpCodegen.js"
+
+/**
  * Wire types of both protocol eras.
  *
  * @since 0.1.0
