@@ -32,14 +32,15 @@
  */
 import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Schema from "effect/Schema"
-import * as bridge from "./internal/promise/bridge.js"
+import * as bridge from "./internal/promise/run.js"
+import * as toolkits from "./internal/promise/toolkits.js"
 import * as client from "./internal/promise/client.js"
+import * as connect from "./internal/promise/connect.js"
 import type * as LlmBridge from "./LlmBridge.js"
-import * as McpClient from "./McpClient.js"
+import type * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
 import type { JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
@@ -235,10 +236,10 @@ export interface PromiseRegistry extends PromiseBridge<ToolRegistry.RegistryErro
  * @since 0.1.0
  * @category constructors
  */
-export const fromLayer: (
+export const fromLayer = (
   layer: Layer.Layer<McpClient.McpClient, McpClientError>,
   bridgeOptions?: LlmBridge.ClientBridgeOptions
-) => Promise<PromiseClient> = client.fromLayer
+): Promise<PromiseClient> => client.fromLayer(layer, bridgeOptions)
 
 /**
  * The LLM bridge options a `connect*` call carries (`toolConcurrency`).
@@ -246,9 +247,9 @@ export const fromLayer: (
  * @since 0.3.0
  * @category utils
  */
-export const bridgeOptionsOf: (
+export const bridgeOptionsOf = (
   options: { readonly toolConcurrency?: number | undefined }
-) => LlmBridge.ClientBridgeOptions = client.bridgeOptionsOf
+): LlmBridge.ClientBridgeOptions => client.bridgeOptionsOf(options)
 
 /**
  * Connect to a Streamable HTTP server (either era) with the runtime's `fetch`: in a browser, a Worker, Bun, Deno
@@ -258,10 +259,9 @@ export const bridgeOptionsOf: (
  * @since 0.1.0
  * @category constructors
  */
-export const connectHttp = (
+export const connectHttp: (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<PromiseClient> =>
-  fromLayer(McpClient.layerHttp(options).pipe(Layer.provide(FetchHttpClient.layer)), bridgeOptionsOf(options))
+) => Promise<PromiseClient> = connect.connectHttp
 
 // -----------------------------------------------------------------------------
 // The LLM bridge
@@ -273,7 +273,7 @@ export const connectHttp = (
  * @since 0.1.0
  * @category constructors
  */
-export const fromBridge: <E>(bridge: LlmBridge.Bridge<E>) => PromiseBridge<E> = bridge.fromBridge
+export const fromBridge = <E>(effectBridge: LlmBridge.Bridge<E>): PromiseBridge<E> => bridge.fromBridge(effectBridge)
 
 /**
  * The bridge of a Promise client (`connectHttp`, `fromLayer`). Its effects run detached from the client's
@@ -282,10 +282,10 @@ export const fromBridge: <E>(bridge: LlmBridge.Bridge<E>) => PromiseBridge<E> = 
  * @since 0.1.0
  * @category constructors
  */
-export const fromClient: (
-  client: PromiseClient,
+export const fromClient = (
+  promiseClient: PromiseClient,
   options?: LlmBridge.ClientBridgeOptions
-) => Promise<PromiseBridge<McpClientError>> = bridge.fromClient
+): Promise<PromiseBridge<McpClientError>> => toolkits.fromClient(promiseClient, options)
 
 /**
  * Define a tool with an async handler.
@@ -293,7 +293,7 @@ export const fromClient: (
  * @since 0.1.0
  * @category constructors
  */
-export const tool: <A, I>(definition: PromiseToolDefinition<A, I>) => Toolkit.Tool<never> = bridge.tool
+export const tool = <A, I>(definition: PromiseToolDefinition<A, I>): Toolkit.Tool<never> => toolkits.tool(definition)
 
 /**
  * A local toolkit of these tools; rejects with `ToolkitError` if it cannot be offered.
@@ -301,10 +301,10 @@ export const tool: <A, I>(definition: PromiseToolDefinition<A, I>) => Toolkit.To
  * @since 0.1.0
  * @category constructors
  */
-export const toolkit: (
+export const toolkit = (
   tools: ReadonlyArray<Toolkit.Tool<never>>,
   options?: LlmBridge.BridgeOptions & Toolkit.ToolkitOptions
-) => Promise<PromiseBridge<never>> = bridge.toolkit
+): Promise<PromiseBridge<never>> => toolkits.toolkit(tools, options)
 
 /**
  * An empty registry.
@@ -312,7 +312,7 @@ export const toolkit: (
  * @since 0.1.0
  * @category constructors
  */
-export const registry: (options?: LlmBridge.BridgeOptions) => Promise<PromiseRegistry> = bridge.registry
+export const registry = (options?: LlmBridge.BridgeOptions): Promise<PromiseRegistry> => toolkits.registry(options)
 
 // -----------------------------------------------------------------------------
 // Failures
@@ -325,7 +325,8 @@ export const registry: (options?: LlmBridge.BridgeOptions) => Promise<PromiseReg
  * @since 0.1.0
  * @category error handling
  */
-export const failureOf: (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined) => unknown = bridge.failureOf
+export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined): unknown =>
+  bridge.failureOf(cause, signal)
 
 /**
  * Why a signal was aborted: its reason, or a `DOMException` named `AbortError` when it has none.
@@ -333,4 +334,4 @@ export const failureOf: (cause: Cause.Cause<unknown>, signal?: AbortSignal | und
  * @since 0.1.0
  * @category error handling
  */
-export const abortReason: (signal: AbortSignal) => unknown = bridge.abortReason
+export const abortReason = (signal: AbortSignal): unknown => bridge.abortReason(signal)

@@ -259,4 +259,4 @@ export {
    * @since 0.1.0
    */
   connectHttp
-} from "./McpPromise.js"
+} from "./internal/promise/connect.js"

@@ -28,6 +28,10 @@ import { decodeAs } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Requests } from "./request.js"
 
+// The YAML parser is loaded when the first `SKILL.md` is read.
+let frontmatterModule: Promise<typeof import("../skills/frontmatter.js")> | undefined
+const loadFrontmatter = () => (frontmatterModule ??= import("../skills/frontmatter.js"))
+
 const cacheFields = {
   ttlMs: Schema.optional(Schema.Number),
   cacheScope: Schema.optional(CacheScope),
@@ -151,7 +155,8 @@ export const make = (
         }
         const asText = text ?? textOf(bytes)
         if (uri === skill.uri) {
-          const frontmatter = Entry.parseFrontmatter(asText ?? "")
+          const { parseFrontmatter } = yield* Effect.promise(loadFrontmatter)
+          const frontmatter = parseFrontmatter(asText ?? "")
           if (typeof frontmatter === "string") return yield* fail("frontmatter", "YAML frontmatter", frontmatter)
           const differences = Entry.frontmatterDifferences(skill.frontmatter, frontmatter)
           // What differs is named; the file's own values are never handed out.

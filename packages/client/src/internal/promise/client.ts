@@ -12,13 +12,19 @@ import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as LlmBridge from "../../LlmBridge.js"
+import type * as LlmBridge from "../../LlmBridge.js"
 import * as McpClient from "../../McpClient.js"
 import { type McpClientError, McpClosedError } from "../../McpError.js"
-import type { PromiseCallToolOptions, PromiseClient, PromiseSubscription, Promised } from "../../McpPromise.js"
+import type {
+  PromiseBridge,
+  PromiseCallToolOptions,
+  PromiseClient,
+  PromiseSubscription,
+  Promised
+} from "../../McpPromise.js"
 import { isRecord, type JsonObject } from "../../McpSchema.js"
 import * as PromiseRun from "../promiseRun.js"
-import { abortReason, failureOf, fromBridge } from "./bridge.js"
+import { abortReason, failureOf, fromBridge } from "./run.js"
 
 /** The Stream and scoped members of the service, which the Promise client offers in shapes of their own. */
 const NOT_DERIVED = new Set(["notifications", "diagnostics", "listen"])
@@ -97,6 +103,26 @@ const listenerOf = (runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, 
   return () => controller.abort()
 }
 
+// The LLM bridge (its schema translation, scheduler and content mapping) is loaded on the first of its calls:
+// a program that only lists and calls tools never loads it.
+let bridgeModule: Promise<typeof import("../llm/client.js")> | undefined
+const loadBridge = () => (bridgeModule ??= import("../llm/client.js"))
+
+/** `toolsForLlm`, `describeTools`, `executeToolCalls` and `toolAnnotations`, the bridge made on first use. */
+const lazyBridge = (
+  client: McpClient.Service,
+  options: LlmBridge.ClientBridgeOptions
+): Omit<PromiseBridge, "bridge"> => {
+  let made: Promise<PromiseBridge> | undefined
+  const bridge = () => (made ??= loadBridge().then((module) => fromBridge(module.fromClient(client, options))))
+  return {
+    toolsForLlm: (options) => bridge().then((b) => b.toolsForLlm(options)),
+    describeTools: (options) => bridge().then((b) => b.describeTools(options)),
+    executeToolCalls: (calls, options) => bridge().then((b) => b.executeToolCalls(calls, options)),
+    toolAnnotations: (name, options) => bridge().then((b) => b.toolAnnotations(name, options))
+  }
+}
+
 /** The service of a built runtime, or the layer's error (the runtime disposed). */
 const serviceOf = (runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, McpClientError>) =>
   runtime.runPromiseExit(McpClient.McpClient).then(
@@ -126,7 +152,7 @@ export const fromLayer = async (
       : runOn(effect, signal)
   const listen = listenerOf(runtime)
   // The bridge runs detached from the client's runtime, so executeToolCalls still resolves (is_error) after close().
-  const { bridge: _, ...llm } = fromBridge(LlmBridge.fromClient(client, bridgeOptions))
+  const llm = lazyBridge(client, bridgeOptions)
   const callTool = <O extends PromiseCallToolOptions>(name: string, args?: JsonObject, options?: O) =>
     run(client.callTool(name, args, options), options?.signal) as Promise<McpClient.CallResultOf<O>>
   return {

@@ -11,7 +11,7 @@ import type * as McpClient from "../../McpClient.js"
 import * as McpFleet from "../../McpFleet.js"
 import type { FleetClient } from "../../NodePromise.js"
 import { fromLayer } from "./client.js"
-import { runDetached } from "./bridge.js"
+import { runDetached } from "./run.js"
 
 /** @internal */
 export const connectFleet = async (

@@ -11,7 +11,7 @@ import * as McpClient from "../../McpClient.js"
 import * as McpConfig from "../../McpConfig.js"
 import type { PromiseClient } from "../../McpPromise.js"
 import type { PromiseServers } from "../../NodePromise.js"
-import { fromBridge } from "./bridge.js"
+import { fromBridge } from "./run.js"
 import { fromLayer } from "./client.js"
 
 /** @internal */

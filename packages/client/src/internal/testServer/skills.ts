@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import type { JsonObject } from "../../McpSchema.js"
 import type { Definition, SkillDefinition } from "../../McpTestServer.js"
-import { parseFrontmatter } from "../skills/entry.js"
+import { parseFrontmatter } from "../skills/frontmatter.js"
 import { paramsOf, RpcFailure } from "./protocol.js"
 import { complete, type ConnectionState } from "./state.js"
 
