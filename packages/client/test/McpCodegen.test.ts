@@ -62,12 +62,10 @@ const generate = async (file: string, tools: ReadonlyArray<McpSchema.Tool>, sour
   return generated
 }
 
-/** Type-check these files of the folder (with what they import), under its tsconfig's settings. */
-const typeCheck = (...files: ReadonlyArray<string>) => {
-  const config = `tsconfig.${files[0]}.json`
-  fs.writeFileSync(path.join(dir, config), JSON.stringify({ extends: "./tsconfig.json", include: files }))
-  const result = spawnSync(process.execPath, [tsc, "-p", path.join(dir, config)], { encoding: "utf8" })
-  return result.stdout + result.stderr
+/** Type-check every file of the folder, under its tsconfig's settings: what tsc printed. */
+const typeCheck = () => {
+  const result = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" })
+  return (result.stdout + result.stderr).trim()
 }
 
 const run = (file: string) => {
@@ -105,47 +103,23 @@ await client.close()
 console.log(JSON.stringify({ ...(await Effect.runPromise(viaEffect)), promiseSum }))
 `
 
-describe("McpCodegen: a typed module per server", () => {
-  const servers = [
-    { name: "the official SDK server", file: "official-tools.ts", args: [official, "--era", "both"] },
-    { name: "Effect 4's McpServer", file: "effect-tools.ts", args: [effectServer, "--era", "both"] }
-  ] as const
-  for (const server of servers) {
-    it(`${server.name}: the module and a program using it type-check under --strict, and run`, async () => {
-      await generate(server.file, await toolsOf(server.args), server.name)
-      const program_ = `use-${server.file}`
-      fs.writeFileSync(path.join(dir, program_), program(server.file, server.args))
-      assert.strictEqual(typeCheck(program_), "")
-      const out = run(program_) as { sum: number; echoed: unknown; changed: ReadonlyArray<string>; promiseSum: number }
-      assert.strictEqual(out.sum, 5)
-      assert.strictEqual(out.promiseSum, 42)
-      assert.deepStrictEqual(out.echoed, { type: "text", text: "hi" })
-      assert.deepStrictEqual(out.changed, [])
-    }, 120_000)
-  }
+const servers = [
+  { name: "the official SDK server", file: "official-tools.ts", args: [official, "--era", "both"] },
+  { name: "Effect 4's McpServer", file: "effect-tools.ts", args: [effectServer, "--era", "both"] }
+] as const
 
-  it("server-everything: every tool typed; the module type-checks; notes say what is not checked", async () => {
-    const tools = await toolsOf([everything, "stdio"])
-    const generated = await generate("everything-tools.ts", tools, "server-everything")
-    assert.strictEqual(typeCheck("everything-tools.ts"), "")
-    for (const tool of tools) assert.include(generated.source, JSON.stringify(tool.name))
-    for (const note of generated.notes) assert.isTrue(tools.some((tool) => tool.name === note.tool))
-  }, 120_000)
+const hostile: ReadonlyArray<McpSchema.Tool> = [
+  {
+    name: "x\"; process.exit(3); //",
+    description: "*/ process.exit(4) /* " + "long ".repeat(2000),
+    inputSchema: { type: "object", properties: { "a\"b": { type: "string" } } }
+  },
+  { name: "constructor", inputSchema: { type: "object" } },
+  { name: "1password", inputSchema: { type: "object" } },
+  { name: "__proto__", inputSchema: { type: "object" } }
+]
 
-  it("a tool that changed shape since generation: the call fails with McpToolResultError, changedTools names it", async () => {
-    const tools = await toolsOf([official, "--era", "both"])
-    const add = tools.find((tool) => tool.name === "add")
-    assert.isDefined(add)
-    // Generated when `add` answered { total } (a server that has changed since answers { sum }).
-    const before = tools.map((tool) =>
-      tool.name === "add"
-        ? { ...tool, outputSchema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] } }
-        : tool
-    )
-    await generate("old-tools.ts", before, "the official SDK server, earlier")
-    fs.writeFileSync(
-      path.join(dir, "use-old.ts"),
-      `
+const oldProgram = `
 import { Effect } from "effect"
 import { NodeMcpClient } from "@mcp-effect/client/node"
 import { changedTools, tools } from "./old-tools.ts"
@@ -153,36 +127,74 @@ import { changedTools, tools } from "./old-tools.ts"
 const program = Effect.gen(function*() {
   const failure = yield* Effect.flip(tools.add({ a: 1, b: 2 }))
   return { tag: failure._tag, reason: "reason" in failure ? failure.reason : undefined, changed: yield* changedTools }
-}).pipe(Effect.provide(NodeMcpClient.layerStdio({ command: process.execPath, args: ${
-        JSON.stringify([official, "--era", "both"])
-      } })))
+}).pipe(Effect.provide(NodeMcpClient.layerStdio({ command: process.execPath, args: ${JSON.stringify([official, "--era", "both"])} })))
 console.log(JSON.stringify(await Effect.runPromise(program)))
 `
-    )
-    assert.strictEqual(typeCheck("use-old.ts"), "")
-    assert.deepStrictEqual(run("use-old.ts"), { tag: "McpToolResultError", reason: "Decode", changed: ["add"] })
-  }, 120_000)
 
-  it("names and descriptions a server chose cannot break out of the module", async () => {
-    const hostile: ReadonlyArray<McpSchema.Tool> = [
-      {
-        name: "x\"; process.exit(3); //",
-        description: "*/ process.exit(4) /* " + "long ".repeat(2000),
-        inputSchema: { type: "object", properties: { "a\"b": { type: "string" } } }
-      },
-      { name: "constructor", inputSchema: { type: "object" } },
-      { name: "1password", inputSchema: { type: "object" } },
-      { name: "__proto__", inputSchema: { type: "object" } }
-    ]
-    const generated = await generate("hostile-tools.ts", hostile, "a hostile server")
-    assert.strictEqual(typeCheck("hostile-tools.ts"), "")
-    assert.notInclude(generated.source, "*/ process.exit(4)")
-    assert.isBelow(generated.source.length, 20_000)
-    fs.writeFileSync(
-      path.join(dir, "use-hostile.ts"),
-      `import { definitions, tools } from "./hostile-tools.ts"\nconsole.log(JSON.stringify({ definitions: Object.keys(definitions), tools: Object.keys(tools) }))\n`
-    )
+let everythingTools: ReadonlyArray<McpSchema.Tool> = []
+let everythingNotes: ReadonlyArray<McpCodegen.Note> = []
+let hostileSource = ""
+/** What the one type-check of every generated module and program printed, by file. */
+let diagnostics = ""
+const errorsIn = (file: string) => diagnostics.split("\n").filter((line) => line.includes(file)).join("\n")
+
+beforeAll(async () => {
+  for (const server of servers) {
+    await generate(server.file, await toolsOf(server.args), server.name)
+    fs.writeFileSync(path.join(dir, `use-${server.file}`), program(server.file, server.args))
+  }
+  everythingTools = await toolsOf([everything, "stdio"])
+  everythingNotes = (await generate("everything-tools.ts", everythingTools, "server-everything")).notes
+  // Generated when `add` answered { total } (the server has changed since: it answers { sum }).
+  const officialTools = await toolsOf([official, "--era", "both"])
+  const before = officialTools.map((tool) =>
+    tool.name === "add"
+      ? { ...tool, outputSchema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] } }
+      : tool
+  )
+  await generate("old-tools.ts", before, "the official SDK server, earlier")
+  fs.writeFileSync(path.join(dir, "use-old.ts"), oldProgram)
+  hostileSource = (await generate("hostile-tools.ts", hostile, "a hostile server")).source
+  fs.writeFileSync(
+    path.join(dir, "use-hostile.ts"),
+    `import { definitions, tools } from "./hostile-tools.ts"\nconsole.log(JSON.stringify({ definitions: Object.keys(definitions), tools: Object.keys(tools) }))\n`
+  )
+  diagnostics = typeCheck()
+}, 180_000)
+
+describe("McpCodegen: a typed module per server", () => {
+  for (const server of servers) {
+    it(`${server.name}: the module and a program using it type-check under --strict, and run`, () => {
+      assert.strictEqual(errorsIn(server.file), "")
+      const out = run(`use-${server.file}`) as { sum: number; echoed: unknown; changed: ReadonlyArray<string>; promiseSum: number }
+      assert.strictEqual(out.sum, 5)
+      assert.strictEqual(out.promiseSum, 42)
+      assert.deepStrictEqual(out.echoed, { type: "text", text: "hi" })
+      assert.deepStrictEqual(out.changed, [])
+    }, 60_000)
+  }
+
+  it("server-everything: every tool typed; the module type-checks; notes say what is not checked", () => {
+    assert.strictEqual(errorsIn("everything-tools.ts"), "")
+    const source = fs.readFileSync(path.join(dir, "everything-tools.ts"), "utf8")
+    for (const tool of everythingTools) assert.include(source, JSON.stringify(tool.name))
+    for (const note of everythingNotes) assert.isTrue(everythingTools.some((tool) => tool.name === note.tool))
+  })
+
+  it("a tool that changed shape since generation: the call fails with McpToolResultError, changedTools names it", () => {
+    assert.strictEqual(errorsIn("old-tools.ts"), "")
+    assert.deepStrictEqual(run("use-old.ts"), { tag: "McpToolResultError", reason: "Decode", changed: ["add"] })
+  }, 60_000)
+
+  it("names and descriptions a server chose cannot break out of the module", () => {
+    assert.strictEqual(errorsIn("hostile-tools.ts"), "")
+    assert.notInclude(hostileSource, "*/ process.exit(4)")
+    assert.isBelow(hostileSource.length, 20_000)
     const names = hostile.map((tool) => tool.name)
     assert.deepStrictEqual(run("use-hostile.ts"), { definitions: names, tools: names })
-  }, 120_000)
+  }, 60_000)
+
+  it("the type-check found nothing else: every program's @ts-expect-error met its error", () => {
+    assert.strictEqual(diagnostics, "")
+  })
 })
