@@ -20,8 +20,10 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
+import * as Schema from "effect/Schema"
 import * as stores from "./internal/pinning/stores.js"
 import type { McpPinStoreError, PinStore } from "./internal/pinning/model.js"
+import { TypeId } from "./McpError.js"
 
 export {
   /**
@@ -34,11 +36,6 @@ export {
    * @category errors
    */
   McpPinStoreError,
-  /**
-   * @since 0.3.0
-   * @category errors
-   */
-  McpToolQuarantinedError,
   /**
    * @since 0.3.0
    * @category schemas
@@ -123,3 +120,25 @@ export const approve = (
   name: string
 ): Effect.Effect<PinStatus | undefined, McpPinStoreError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => stores.approve(store, scope, name, now))
+
+/**
+ * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
+ * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
+  tool: Schema.String,
+  scope: Schema.String,
+  /** What changed, in short bounded lines. */
+  changes: Schema.Array(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+
+  override get message(): string {
+    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
+      this.changes.join("; ")
+    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
+  }
+}

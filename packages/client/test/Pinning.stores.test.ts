@@ -30,7 +30,7 @@ const tempFile = () =>
   Effect.promise(async () => path.join(await fs.mkdtemp(path.join(os.tmpdir(), "mcp-pins-")), "nested", "pins.json"))
 
 /** The client's listing and its pinning diagnostics (subscribed before the listing). */
-const listing = (options: McpClient.ClientOptions = {}) =>
+const listing = (options: McpClient.ListOptions = {}) =>
   Effect.gen(function*() {
     const client = yield* McpClient.McpClient
     const seen: Array<McpDiagnostic> = []

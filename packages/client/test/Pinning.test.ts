@@ -11,6 +11,7 @@ import * as Stream from "effect/Stream"
 import * as LlmBridge from "../src/LlmBridge.js"
 import * as McpClient from "../src/McpClient.js"
 import type { McpDiagnostic } from "../src/McpDiagnostic.js"
+import { isMcpClientError } from "../src/McpError.js"
 import * as McpPinning from "../src/McpPinning.js"
 import type { JsonObject, ToolAnnotations } from "../src/McpSchema.js"
 import * as McpTestServer from "../src/McpTestServer.js"
@@ -108,6 +109,8 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(out.listed, ["write_file"])
       assert.deepStrictEqual(out.forLlm, ["write_file"])
       assert.strictEqual(out.refused._tag, "McpToolQuarantinedError")
+      // A member of McpClientError, like every failure of a call.
+      assert.isTrue(isMcpClientError(out.refused))
       if (out.refused._tag !== "McpToolQuarantinedError") return
       assert.strictEqual(out.refused.tool, "read_file")
       assert.strictEqual(out.refused.scope, "files")

@@ -16,13 +16,13 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
+import { McpToolQuarantinedError } from "../../McpPinning.js"
 import type { Tool } from "../../McpSchema.js"
 import { describeChange } from "./diff.js"
 import { cut, type Fingerprint, fingerprint } from "./fingerprint.js"
 import {
   type Decision,
   type McpPinStoreError,
-  McpToolQuarantinedError,
   type PinningOptions,
   type PinRecord,
   type ToolChange

@@ -6,7 +6,6 @@
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { TypeId } from "../../McpError.js"
 import type { Tool } from "../../McpSchema.js"
 
 const TextPrint = Schema.Struct({
@@ -146,26 +145,4 @@ export interface PinningOptions {
   readonly onChanged?: ((change: ToolChange) => Decision | PromiseLike<Decision> | Effect.Effect<Decision, unknown>) | undefined
   /** Whose pins these are (default: the server's `serverInfo.name`). The CLI passes the configuration entry's name. */
   readonly scope?: string | undefined
-}
-
-/**
- * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
- * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`.
- *
- * @since 0.3.0
- * @category errors
- */
-export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
-  tool: Schema.String,
-  scope: Schema.String,
-  /** What changed, in short bounded lines. */
-  changes: Schema.Array(Schema.String)
-}) {
-  readonly [TypeId]: TypeId = TypeId
-
-  override get message(): string {
-    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
-      this.changes.join("; ")
-    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
-  }
 }
