@@ -366,6 +366,25 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(out, ["read_file"])
     }))
 
+  it.effect("a tool whose name is too long to pin is left out and reported", () =>
+    Effect.gen(function*() {
+      const long = `t${"x".repeat(2000)}`
+      const server = McpTestServer.make({
+        era: "modern",
+        name: "long",
+        tools: [
+          McpTestServer.tool({ name: long, handler: () => Effect.succeed("no") }),
+          McpTestServer.tool({ name: "short", handler: () => Effect.succeed("yes") })
+        ]
+      })
+      const { out, seen } = yield* withClient(server, { pinning: { store: McpPinning.memoryStore() } }, (client) =>
+        Effect.map(client.listTools(), names))
+      assert.deepStrictEqual(out, ["short"])
+      const invalid = seen.filter((d) => d._tag === "InvalidTool")
+      assert.strictEqual(invalid.length, 1)
+      assert.isBelow(JSON.stringify(invalid).length, 500)
+    }))
+
   it.effect("the scope option keys the pins (the CLI passes a configuration entry's name)", () =>
     Effect.gen(function*() {
       const { server } = rewritable()

@@ -31,6 +31,9 @@ import {
 /** A name or a scope in an error or a diagnostic is cut to this many characters (a server chose it). */
 const MAX_NAME = 200
 
+/** The longest tool name pinned (a record is keyed by the whole name; real names are a few dozen characters). */
+const MAX_PINNED_NAME = 512
+
 /** @internal */
 export interface Guard {
   /** The listed tools that may be used (in their order); pins, reports and asks `onChanged` on the way. */
@@ -64,11 +67,12 @@ export const make = (
   /** The facts already reported (a change, an addition, a removal, an outage): each is told once. */
   const reported = new Set<string>()
 
-  const reportOnce = (key: string, diagnostic: McpDiagnostic) =>
+  /** Report a fact unless it was reported already; `warning` is logged with it (a quarantine deserves a warning). */
+  const reportOnce = (key: string, diagnostic: McpDiagnostic, warning?: string) =>
     Effect.suspend(() => {
       if (reported.has(key)) return Effect.void
       reported.add(key)
-      return report(diagnostic)
+      return warning === undefined ? report(diagnostic) : Effect.andThen(Effect.logWarning(warning), report(diagnostic))
     })
 
   const unavailable = (scope: string, error: McpPinStoreError) =>
@@ -136,7 +140,10 @@ export const make = (
       const decision = yield* decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
       yield* reportOnce(
         `changed:${name}\u0000${print.hash}`,
-        McpDiagnostic.ToolChanged({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME), changes, decision })
+        McpDiagnostic.ToolChanged({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME), changes, decision }),
+        decision === "quarantine"
+          ? `mcp pinning: tool ${cut(name, MAX_NAME)} (${cut(scope, MAX_NAME)}) quarantined: ${changes.join("; ")}`
+          : undefined
       )
       if (decision === "approve") {
         quarantined.delete(name)
@@ -166,6 +173,14 @@ export const make = (
       for (const [index, tool] of tools.entries()) {
         const print = prints[index]
         if (print === undefined) continue
+        // A name too long to keep is no name a pin can stand for: the tool is left out.
+        if (tool.name.length > MAX_PINNED_NAME) {
+          yield* reportOnce(
+            `long:${cut(tool.name, MAX_NAME)}`,
+            McpDiagnostic.InvalidTool({ name: cut(tool.name, MAX_NAME), reason: `a name longer than ${MAX_PINNED_NAME} characters cannot be pinned` })
+          )
+          continue
+        }
         const record = records.get(tool.name)
         if (record === undefined) {
           quarantined.delete(tool.name)
