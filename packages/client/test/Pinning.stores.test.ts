@@ -104,6 +104,24 @@ describe("file store (Node)", () => {
       assert.deepStrictEqual(after, { names: ["search", "fetch"], tags: [] })
     }))
 
+  it.live("four stores on one file write at once (in turn, under its lock): every scope's pins are kept; the file holds no description", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile()
+      const { server } = scripted()
+      yield* Effect.all(
+        ["a", "b", "c", "d"].map((scope) =>
+          Effect.provide(listing(), server.layer({ pinning: { store: NodeMcpPinning.fileStore(file), scope } }))
+        ),
+        { concurrency: "unbounded" }
+      )
+      const store = NodeMcpPinning.fileStore(file)
+      for (const scope of ["a", "b", "c", "d"]) {
+        assert.deepStrictEqual((yield* McpPinning.list(store, scope)).map((s) => s.name), ["search", "fetch"])
+      }
+      const text = yield* Effect.promise(() => fs.readFile(file, "utf8"))
+      assert.notInclude(text, "Searches the docs.")
+    }))
+
   it.live("a file that is not a pin file is neither used nor replaced: tools usable, the outage reported", () =>
     Effect.gen(function*() {
       const file = yield* tempFile()
