@@ -62,8 +62,9 @@ export type McpDiagnostic = Data.TaggedEnum<{
     readonly decision: "approve" | "quarantine"
   }
   /**
-   * Tool pinning: the pin store could not be read or written. Reported once per outage; while it lasts the
-   * tools are checked against what the client last read, and no new pin is written.
+   * Tool pinning: the pin store could not be read or written. Reported once per outage. While it cannot be read,
+   * the tools are checked against what the client last read (a change it saw stays quarantined), a tool it knows
+   * nothing of is usable, and no first-sight pin is written (it could overwrite a pin the client cannot see).
    */
   PinStoreUnavailable: { readonly scope: string; readonly operation: "read" | "write"; readonly reason: string }
 }>

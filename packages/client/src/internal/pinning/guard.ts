@@ -52,6 +52,43 @@ const isDecision = (u: unknown): u is Decision => u === "approve" || u === "quar
 /** A record pinning `print`, without any pending definition. */
 const pin = (name: string, print: Fingerprint, now: number): PinRecord => ({ name, pinned: print, pinnedAt: now })
 
+/** `onChanged`'s answer: a value, a Promise or an Effect; anything else, or a failure, quarantines (reported). */
+const askHook = (
+  hook: PinningOptions["onChanged"],
+  change: ToolChange,
+  report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
+): Effect.Effect<Decision> => {
+  if (hook === undefined) return Effect.succeed("quarantine")
+  const failed = (reason: string) =>
+    Effect.as(report(McpDiagnostic.HookFailed({ hook: "pinning.onChanged", reason: cut(reason, 300) })), "quarantine" as const)
+  return Effect.try({ try: () => hook(change), catch: (e) => e }).pipe(
+    Effect.flatMap((out): Effect.Effect<unknown, unknown> =>
+      Effect.isEffect(out)
+        ? out
+        : isPromiseLike(out)
+        ? Effect.tryPromise({ try: () => Promise.resolve(out), catch: (e) => e })
+        : Effect.succeed(out)
+    ),
+    Effect.flatMap((answer) =>
+      isDecision(answer) ? Effect.succeed(answer) : failed(`answered ${cut(String(answer), 60)}, not "approve" or "quarantine"`)
+    ),
+    Effect.catch((e) => failed(describe(e)))
+  )
+}
+
+/** Facts told once per client (a change, an addition, a removal, an outage); `forget` lets one be told again. */
+const reporter = (report: (diagnostic: McpDiagnostic) => Effect.Effect<void>) => {
+  const reported = new Set<string>()
+  /** `warning` is logged with the diagnostic (a quarantine or an outage deserves a warning). */
+  const once = (key: string, diagnostic: McpDiagnostic, warning?: string) =>
+    Effect.suspend(() => {
+      if (reported.has(key)) return Effect.void
+      reported.add(key)
+      return warning === undefined ? report(diagnostic) : Effect.andThen(Effect.logWarning(warning), report(diagnostic))
+    })
+  return { once, forget: (key: string) => void reported.delete(key) }
+}
+
 /** @internal */
 export const make = (
   options: PinningOptions,
@@ -64,53 +101,23 @@ export const make = (
   const lastKnown = new Map<string, Map<string, PinRecord>>()
   /** `onChanged`'s answer per tool and definition: it is asked once per client. */
   const decisions = new Map<string, Decision>()
-  /** The facts already reported (a change, an addition, a removal, an outage): each is told once. */
-  const reported = new Set<string>()
+  const facts = reporter(report)
+  const reportOnce = facts.once
 
-  /** Report a fact unless it was reported already; `warning` is logged with it (a quarantine deserves a warning). */
-  const reportOnce = (key: string, diagnostic: McpDiagnostic, warning?: string) =>
-    Effect.suspend(() => {
-      if (reported.has(key)) return Effect.void
-      reported.add(key)
-      return warning === undefined ? report(diagnostic) : Effect.andThen(Effect.logWarning(warning), report(diagnostic))
-    })
-
+  /** An outage is reported, and logged, once until the store answers again. */
   const unavailable = (scope: string, error: McpPinStoreError) =>
-    Effect.andThen(
-      Effect.logWarning(`mcp pinning: ${error.message}`),
-      reportOnce(
-        `unavailable:${error.operation}`,
-        McpDiagnostic.PinStoreUnavailable({ scope: cut(scope, MAX_NAME), operation: error.operation, reason: cut(error.detail, 300) })
-      )
+    reportOnce(
+      `unavailable:${error.operation}`,
+      McpDiagnostic.PinStoreUnavailable({ scope: cut(scope, MAX_NAME), operation: error.operation, reason: cut(error.detail, 300) }),
+      `mcp pinning: ${cut(error.message, 400)}`
     )
-
-  /** The hook's answer: a value, a Promise or an Effect; anything else, or a failure, quarantines. */
-  const askHook = (change: ToolChange): Effect.Effect<Decision> => {
-    const hook = options.onChanged
-    if (hook === undefined) return Effect.succeed("quarantine")
-    const failed = (reason: string) =>
-      Effect.as(report(McpDiagnostic.HookFailed({ hook: "pinning.onChanged", reason: cut(reason, 300) })), "quarantine" as const)
-    return Effect.try({ try: () => hook(change), catch: (e) => e }).pipe(
-      Effect.flatMap((out): Effect.Effect<unknown, unknown> =>
-        Effect.isEffect(out)
-          ? out
-          : isPromiseLike(out)
-          ? Effect.tryPromise({ try: () => Promise.resolve(out), catch: (e) => e })
-          : Effect.succeed(out)
-      ),
-      Effect.flatMap((answer) =>
-        isDecision(answer) ? Effect.succeed(answer) : failed(`answered ${cut(String(answer), 60)}, not "approve" or "quarantine"`)
-      ),
-      Effect.catch((e) => failed(describe(e)))
-    )
-  }
 
   const decide = (change: ToolChange): Effect.Effect<Decision> =>
     Effect.suspend(() => {
       const key = `${change.name}\u0000${change.hash}`
       const known = decisions.get(key)
       if (known !== undefined) return Effect.succeed(known)
-      return Effect.tap(askHook(change), (decision) => Effect.sync(() => void decisions.set(key, decision)))
+      return Effect.tap(askHook(options.onChanged, change, report), (decision) => Effect.sync(() => void decisions.set(key, decision)))
     })
 
   /** The scope's records: the store's, or (when it cannot be read) what this client last knew of them. */
@@ -121,7 +128,7 @@ export const make = (
         yield* unavailable(scope, loaded.failure)
         return { records: new Map(lastKnown.get(scope)), read: false }
       }
-      reported.delete("unavailable:read")
+      facts.forget("unavailable:read")
       const records = new Map(loaded.success.map((record) => [record.name, record] as const))
       lastKnown.set(scope, records)
       return { records: new Map(records), read: true }
@@ -204,7 +211,7 @@ export const make = (
       }
       const listed = new Set(tools.map((tool) => tool.name))
       for (const name of records.keys()) {
-        if (listed.has(name)) reported.delete(`removed:${name}`)
+        if (listed.has(name)) facts.forget(`removed:${name}`)
         else yield* reportOnce(`removed:${name}`, McpDiagnostic.ToolRemoved({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
       }
       lastKnown.set(scope, records)
@@ -214,7 +221,7 @@ export const make = (
 
   const save = (scope: string, writes: ReadonlyArray<PinRecord>) =>
     options.store.save(scope, writes).pipe(
-      Effect.andThen(Effect.sync(() => void reported.delete("unavailable:write"))),
+      Effect.andThen(Effect.sync(() => void facts.forget("unavailable:write"))),
       Effect.catch((error) => unavailable(scope, error))
     )
 
