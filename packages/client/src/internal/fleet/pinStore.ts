@@ -74,7 +74,9 @@ export const make = (redis: Redis.Redis["Service"], options: PinStoreOptions = {
     save: (scope, records) =>
       records.length === 0
         ? Effect.void
-        : Effect.asVoid(trip("write", redis.send("HSET", keyOf(scope), ...records.flatMap((record) => [record.name, JSON.stringify(record)]))))
+        : Effect.asVoid(
+          trip("write", redis.send("HSET", keyOf(scope), ...records.flatMap((record) => [record.name, JSON.stringify(record)])))
+        )
   }
 }
 

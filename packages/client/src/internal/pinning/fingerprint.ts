@@ -90,12 +90,17 @@ const schemaPrint = async (schema: unknown): Promise<SchemaPrint> => {
   const entries = rawProperties.slice(0, MAX_ENTRIES)
   const properties: Record<string, PropertyPrint> = {}
   const printed = await Promise.all(
-    entries.map(async ([name, property]) => [cut(name, MAX_NAME), { type: typeOf(property), hash: await sha256(canonicalJson(property)) }] as const)
+    entries.map(async ([name, property]) =>
+      [cut(name, MAX_NAME), { type: typeOf(property), hash: await sha256(canonicalJson(property)) }] as const
+    )
   )
   // Own properties only: a property named `__proto__` is a key like any other.
   for (const [name, print] of printed) setOwn(properties, name, print)
   const required = Array.isArray(record["required"])
-    ? record["required"].filter((name): name is string => typeof name === "string").slice(0, MAX_ENTRIES).map((name) => cut(name, MAX_NAME))
+    ? record["required"]
+      .filter((name): name is string => typeof name === "string")
+      .slice(0, MAX_ENTRIES)
+      .map((name) => cut(name, MAX_NAME))
     : []
   return {
     hash: await sha256(canonicalJson(schema)),

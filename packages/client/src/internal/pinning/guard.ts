@@ -108,7 +108,11 @@ export const make = (
   const unavailable = (scope: string, error: McpPinStoreError) =>
     reportOnce(
       `unavailable:${error.operation}`,
-      McpDiagnostic.PinStoreUnavailable({ scope: cut(scope, MAX_NAME), operation: error.operation, reason: cut(error.detail, 300) }),
+      McpDiagnostic.PinStoreUnavailable({
+        scope: cut(scope, MAX_NAME),
+        operation: error.operation,
+        reason: cut(error.detail, 300)
+      }),
       `mcp pinning: ${cut(error.message, 400)}`
     )
 
@@ -117,7 +121,10 @@ export const make = (
       const key = `${change.name}\u0000${change.hash}`
       const known = decisions.get(key)
       if (known !== undefined) return Effect.succeed(known)
-      return Effect.tap(askHook(options.onChanged, change, report), (decision) => Effect.sync(() => void decisions.set(key, decision)))
+      return Effect.tap(
+        askHook(options.onChanged, change, report),
+        (decision) => Effect.sync(() => void decisions.set(key, decision))
+      )
     })
 
   /** The scope's records: the store's, or (when it cannot be read) what this client last knew of them. */
@@ -184,7 +191,10 @@ export const make = (
         if (tool.name.length > MAX_PINNED_NAME) {
           yield* reportOnce(
             `long:${cut(tool.name, MAX_NAME)}`,
-            McpDiagnostic.InvalidTool({ name: cut(tool.name, MAX_NAME), reason: `a name longer than ${MAX_PINNED_NAME} characters cannot be pinned` })
+            McpDiagnostic.InvalidTool({
+              name: cut(tool.name, MAX_NAME),
+              reason: `a name longer than ${MAX_PINNED_NAME} characters cannot be pinned`
+            })
           )
           continue
         }
@@ -195,7 +205,8 @@ export const make = (
           // Unread store: the tool may be pinned there with another definition; no pin is written blind.
           if (!read) continue
           if (!firstSight) {
-            yield* reportOnce(`added:${tool.name}`, McpDiagnostic.ToolAdded({ scope: cut(scope, MAX_NAME), name: cut(tool.name, MAX_NAME) }))
+            const added = McpDiagnostic.ToolAdded({ scope: cut(scope, MAX_NAME), name: cut(tool.name, MAX_NAME) })
+            yield* reportOnce(`added:${tool.name}`, added)
           }
           const pinned = pin(tool.name, print, now)
           records.set(tool.name, pinned)
@@ -212,7 +223,9 @@ export const make = (
       const listed = new Set(tools.map((tool) => tool.name))
       for (const name of records.keys()) {
         if (listed.has(name)) facts.forget(`removed:${name}`)
-        else yield* reportOnce(`removed:${name}`, McpDiagnostic.ToolRemoved({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
+        else {
+          yield* reportOnce(`removed:${name}`, McpDiagnostic.ToolRemoved({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
+        }
       }
       lastKnown.set(scope, records)
       if (writes.length > 0) yield* save(scope, writes)

@@ -139,8 +139,9 @@ export interface PinningOptions {
   readonly store: PinStore
   /**
    * Asked once per client about each changed definition; it may answer a `Decision`, a Promise of one or an
-   * Effect of one. Throwing, rejecting or failing keeps the tool quarantined (and is reported as `HookFailed`).
-   * Without it, a changed tool stays quarantined until it is approved in the store.
+   * Effect of one. The listing waits for the answer (listings are checked one at a time, so a hook that never
+   * answers holds them). Throwing, rejecting or failing keeps the tool quarantined (and is reported as
+   * `HookFailed`). Without it, a changed tool stays quarantined until it is approved in the store.
    */
   readonly onChanged?: ((change: ToolChange) => Decision | PromiseLike<Decision> | Effect.Effect<Decision, unknown>) | undefined
   /** Whose pins these are (default: the server's `serverInfo.name`). The CLI passes the configuration entry's name. */
