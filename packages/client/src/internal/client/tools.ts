@@ -259,7 +259,8 @@ export const make = (
 
   const headersPlan = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) => {
     const headers = toolHeaders(name, args, refresh)(current)
-    return headers === undefined ? undefined : Effect.map(headers, rounds)
+    // The headers may come from a fresh listing (a retry after -32020): the pins have seen it before the call goes.
+    return headers === undefined ? undefined : Effect.flatMap(headers, (mirrored) => Effect.as(admit(name), rounds(mirrored)))
   }
 
   /**
