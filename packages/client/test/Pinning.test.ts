@@ -176,6 +176,28 @@ describe("tool pinning (scripted server)", () => {
       ])
     }))
 
+  it.effect("every text is bounded: a megabyte description and a thousand new properties make a short message", () =>
+    Effect.gen(function*() {
+      const { server, state } = rewritable()
+      const { out } = yield* withClient(server, { pinning: { store: McpPinning.memoryStore() } }, (client) =>
+        Effect.gen(function*() {
+          yield* client.listTools()
+          state.description = "x".repeat(1024 * 1024)
+          const properties: Record<string, unknown> = { path: { type: "string" } }
+          for (let i = 0; i < 1000; i++) properties[`p${i}_${"y".repeat(500)}`] = { type: "string", description: "z".repeat(1000) }
+          state.inputSchema = { type: "object", properties, required: Object.keys(properties) } as JsonObject
+          state.annotations = { readOnlyHint: true, title: "t".repeat(100_000) }
+          yield* client.listTools({ refresh: true })
+          return yield* Effect.flip(client.callTool("read_file", { path: "a" }))
+        }))
+      assert.strictEqual(out._tag, "McpToolQuarantinedError")
+      assert.isBelow(out.message.length, 4000)
+      assert.include(out.message, `description changed (13 → ${1024 * 1024} characters)`)
+      assert.match(out.message, /inputSchema: property "p0_y+…" added; .*; … \d+ more/)
+      assert.notInclude(out.message, "z".repeat(100))
+      assert.notInclude(out.message, "y".repeat(100))
+    }))
+
   it.effect("onChanged approving makes the new definition usable and pinned; its answer may be a Promise", () =>
     Effect.gen(function*() {
       const { server, state } = rewritable()

@@ -14,6 +14,8 @@ const MAX_LINES = 12
 const MAX_ITEMS = 8
 /** A line is cut to this many characters. */
 const MAX_LINE = 300
+/** An item of a schema's line is cut to this many characters. */
+const MAX_ITEM = 100
 
 const quoted = (name: string) => JSON.stringify(name)
 
@@ -61,8 +63,22 @@ const schemaLine = (label: string, before: SchemaPrint | undefined, after: Schem
   if (before?.hash === after?.hash) return undefined
   if (before === undefined) return `${label} added`
   if (after === undefined) return `${label} removed`
-  const items = schemaItems(before, after)
-  const shown = items.length > MAX_ITEMS ? [...items.slice(0, MAX_ITEMS), `… ${items.length - MAX_ITEMS} more`] : items
+  return joinBounded(label, schemaItems(before, after))
+}
+
+/** `label: a; b; c`, as many items as fit in a line (at most `MAX_ITEMS`), then how many more there are. */
+const joinBounded = (label: string, items: ReadonlyArray<string>): string => {
+  const shown: Array<string> = []
+  let length = label.length + 2
+  for (const [index, item] of items.entries()) {
+    const piece = cut(item, MAX_ITEM)
+    // Room is kept for the "… N more" that ends a line too full for the rest.
+    if (index >= MAX_ITEMS || length + piece.length + 2 > MAX_LINE - 16) {
+      return `${label}: ${[...shown, `… ${items.length - index} more`].join("; ")}`
+    }
+    shown.push(piece)
+    length += piece.length + 2
+  }
   return `${label}: ${shown.join("; ")}`
 }
 
