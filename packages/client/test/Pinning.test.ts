@@ -225,7 +225,7 @@ describe("tool pinning (scripted server)", () => {
       assert.strictEqual(statuses[0]?.hash, asked[0]?.hash)
     }))
 
-  it.effect("onChanged failing or answering nonsense keeps the tool quarantined and is reported", () =>
+  it.effect("onChanged failing keeps the tool quarantined and is reported (HookFailed)", () =>
     Effect.gen(function*() {
       const { server, state } = rewritable()
       const store = McpPinning.memoryStore()
