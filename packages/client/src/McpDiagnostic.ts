@@ -44,6 +44,29 @@ export type McpDiagnostic = Data.TaggedEnum<{
     readonly reason: "too-large" | "too-deep" | "compile" | "validate"
     readonly detail: string
   }
+  /**
+   * Tool pinning (`ClientOptions.pinning`): a tool of a pinned scope that was not there before. It is pinned as
+   * it is now (trust on first use).
+   */
+  ToolAdded: { readonly scope: string; readonly name: string }
+  /** Tool pinning: a pinned tool the server no longer lists (its pin is kept). */
+  ToolRemoved: { readonly scope: string; readonly name: string }
+  /**
+   * Tool pinning: a tool whose definition differs from its pin; `changes` says what changed in short lines
+   * (never a description's text), `decision` what `onChanged` (or, without it, the client) decided.
+   */
+  ToolChanged: {
+    readonly scope: string
+    readonly name: string
+    readonly changes: ReadonlyArray<string>
+    readonly decision: "approve" | "quarantine"
+  }
+  /**
+   * Tool pinning: the pin store could not be read or written. Reported once per outage. While it cannot be read,
+   * the tools are checked against what the client last read (a change it saw stays quarantined), a tool it knows
+   * nothing of is usable, and no first-sight pin is written (it could overwrite a pin the client cannot see).
+   */
+  PinStoreUnavailable: { readonly scope: string; readonly operation: "read" | "write"; readonly reason: string }
 }>
 
 /**

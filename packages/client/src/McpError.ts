@@ -338,6 +338,7 @@ export type McpClientError =
   | McpInputRefusedError
   | McpProbeStalledError
   | McpAuthError
+  | import("./McpPinning.js").McpToolQuarantinedError
 
 /**
  * What one request on the wire can fail with (an `EraResolver`'s probe requests among them): no answer in time,

@@ -23,6 +23,7 @@ import {
 } from "../../McpSchema.js"
 import * as mcpHeaders from "../mcpHeaders.js"
 import * as outputSchema from "../outputSchema.js"
+import * as PinGuard from "../pinning/guard.js"
 import * as Tasks from "../tasks.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
@@ -71,6 +72,13 @@ const nameOf = (raw: unknown, index: number): string =>
 const mirrorsHeaders = (current: Session) =>
   current.info.era === "modern" && current.link.peer.connection.kind === "http"
 
+/**
+ * Whose pins a session's tools are: the caller's scope, else the server's `serverInfo.name`, else the client's
+ * namespace (a server that gives no name).
+ */
+const pinScope = (context: ClientContext, current: Session): string =>
+  context.options.pinning?.scope ?? current.info.serverInfo?.name ?? context.namespace
+
 /** @internal */
 export const make = (
   context: ClientContext,
@@ -90,6 +98,10 @@ export const make = (
   const known = new Set<string>()
   /** The catalogue fetched for a call (once per client), which the calls of unknown tools wait for. */
   let fetched: Deferred.Deferred<void> | undefined
+  /** Tool pinning, when asked for: every listing is checked, quarantined tools are refused. */
+  const pins = context.options.pinning === undefined ? undefined : PinGuard.make(context.options.pinning, context.report)
+  /** A quarantined tool is refused before anything goes on the wire. */
+  const admit = (name: string) => pins === undefined ? Effect.void : pins.admit(name)
 
   const remember = (tools: ReadonlyArray<Tool>) => {
     outputSchemas.clear()
@@ -142,6 +154,8 @@ export const make = (
       pagination.listAll("tools/list", ToolsPage, (page) => page.tools, listOptions).pipe(
         Effect.flatMap(toolsOf),
         Effect.tap((tools) => Effect.sync(() => remember(tools))),
+        // Cached or fresh, the listing is checked against the pins: quarantined tools are left out.
+        Effect.flatMap((tools) => pins === undefined ? Effect.succeed(tools) : pins.check(pinScope(context, current), tools)),
         Effect.flatMap((tools) => mirrorsHeaders(current) ? keepValid(tools) : Effect.succeed(tools))
       ))
 
@@ -245,7 +259,8 @@ export const make = (
 
   const headersPlan = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) => {
     const headers = toolHeaders(name, args, refresh)(current)
-    return headers === undefined ? undefined : Effect.map(headers, rounds)
+    // The headers may come from a fresh listing (a retry after -32020): the pins have seen it before the call goes.
+    return headers === undefined ? undefined : Effect.flatMap(headers, (mirrored) => Effect.as(admit(name), rounds(mirrored)))
   }
 
   /**
@@ -256,7 +271,7 @@ export const make = (
   const unknownPlan = (name: string, args: JsonObject | undefined, params: JsonObject, callOptions: CallOptions | undefined) =>
   (current: Session): Effect.Effect<Plan, McpClientError> =>
     Effect.andThen(
-      knowTool(name),
+      Effect.andThen(knowTool(name), admit(name)),
       Effect.suspend(() =>
         taskTools.has(name)
           ? Effect.succeed(taskPlan(current, params, callOptions, true))
@@ -277,14 +292,14 @@ export const make = (
         return withRetry(name, args, params, callOptions, unknownPlan(name, args, params, callOptions))
       }
       if (taskTools.has(name)) {
-        return Effect.flatMap(session, (current) => {
+        return Effect.flatMap(Effect.andThen(admit(name), session), (current) => {
           const plan = taskPlan(current, params, callOptions, false)
           return plan._tag === "Instead"
             ? plan.result
             : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)
         }).pipe(Effect.flatMap(decoded(name)))
       }
-      return withRetry(name, args, params, callOptions, headersPlan(name, args, false))
+      return Effect.andThen(admit(name), withRetry(name, args, params, callOptions, headersPlan(name, args, false)))
     })
 
   /** The call, its result decoded; a header mismatch may mean the schema changed: list again and retry once. */

@@ -152,6 +152,8 @@ export const describeClientError = (tool: string, error: McpClientError): string
       return `Tool "${tool}" could not be run: its in-memory test server never answered server/discover.`
     case "McpAuthError":
       return `Tool "${tool}" could not be run: the client is not authorized at its server (${error.message}).`
+    case "McpToolQuarantinedError":
+      return `Tool "${tool}" was not run: its definition changed since it was approved (${error.changes.join("; ")}), and the change awaits approval.`
   }
 }
 

@@ -1,0 +1,144 @@
+/**
+ * Tool pinning: a client given `pinning: { store }` records each tool's definition (name, title, description,
+ * inputSchema, outputSchema, annotations) the first time it sees it, as the SHA-256 of its canonical JSON plus a
+ * short summary, in a store, under a scope (default: the server's `serverInfo.name`). A tool whose definition
+ * later differs (a "rug pull": a server rewriting a tool's description after it was trusted) is quarantined:
+ * left out of `listTools` (so of `toolsForLlm`, the toolkits, the registry) and refused by `callTool` with
+ * `McpToolQuarantinedError`, until `onChanged` approves it or it is approved in the store (`approve`, or the
+ * CLI's `mcp-effect pins approve NAME`).
+ *
+ * Trust on first use: a tool seen for the first time, at the first listing or later (reported as `ToolAdded`),
+ * is pinned as it is then; pinning says "this has not changed since", not "this is safe". A tool no longer
+ * listed is reported (`ToolRemoved`) and its pin kept, so that it cannot come back changed unnoticed.
+ *
+ * Stores: `memoryStore()` (one process), `keyValueStore` (Effect's `KeyValueStore`: a browser, a file, SQL),
+ * `NodeMcpPinning.fileStore(path)` (a `0600` JSON file, shared by processes) and, for a fleet,
+ * `McpFleet.pinStore` (Redis).
+ *
+ * @since 0.3.0
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as KeyValueStore from "effect/persistence/KeyValueStore"
+import * as Schema from "effect/Schema"
+import * as stores from "./internal/pinning/stores.js"
+import type { McpPinStoreError, PinStore } from "./internal/pinning/model.js"
+import { TypeId } from "./McpError.js"
+
+export {
+  /**
+   * @since 0.3.0
+   * @category schemas
+   */
+  Fingerprint,
+  /**
+   * @since 0.3.0
+   * @category errors
+   */
+  McpPinStoreError,
+  /**
+   * @since 0.3.0
+   * @category schemas
+   */
+  PinRecord
+} from "./internal/pinning/model.js"
+
+export type {
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  Decision,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  PinningOptions,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  PinStore,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  ToolChange
+} from "./internal/pinning/model.js"
+
+/**
+ * A tool's standing in a store: `pinned`, or `quarantined` while a definition nobody approved is pending
+ * (`pendingHash`, and `changes`: what differs from the pinned one).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PinStatus = stores.PinStatus
+
+/**
+ * A store in this process's memory (tests; a program that wants pins for its own lifetime only).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const memoryStore = (): PinStore => stores.memory()
+
+/**
+ * A store on Effect's `KeyValueStore` from the context: one key per scope (`<prefix><scope>`, default prefix
+ * `mcp-effect/pins/`), its value the JSON array of the scope's records.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const keyValueStore = (
+  options: { readonly prefix?: string | undefined } = {}
+): Effect.Effect<PinStore, never, KeyValueStore.KeyValueStore> =>
+  Effect.gen(function*() {
+    return stores.keyValue(yield* KeyValueStore.KeyValueStore, options.prefix)
+  })
+
+/**
+ * The records of a scope with their status.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const list = (store: PinStore, scope: string): Effect.Effect<ReadonlyArray<PinStatus>, McpPinStoreError> =>
+  stores.list(store, scope)
+
+/**
+ * Approve the pending definition of a quarantined tool: it becomes the pinned one, and the tool is usable from
+ * a client's next listing. Answers the tool's status after (`undefined` when the scope has no such tool; a tool
+ * with nothing pending is left as it is).
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const approve = (
+  store: PinStore,
+  scope: string,
+  name: string
+): Effect.Effect<PinStatus | undefined, McpPinStoreError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => stores.approve(store, scope, name, now))
+
+/**
+ * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
+ * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
+  tool: Schema.String,
+  scope: Schema.String,
+  /** What changed, in short bounded lines. */
+  changes: Schema.Array(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+
+  override get message(): string {
+    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
+      this.changes.join("; ")
+    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The pin file (Node): one JSON file (`{ "version": 1, "scopes": { "<scope>": [records] } }`) created `0600`,
+ * read bounded (a regular file of at most 16 MiB, opened without blocking), written whole under a lock shared
+ * with other processes (a temporary file of a random name, created exclusively, renamed over the old one).
+ *
+ * A file that is there but cannot be used (not JSON, not of this shape, too large, not a regular file) fails
+ * both reads and writes: it is never replaced, since read as empty every changed tool would be pinned again.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import { randomBytes } from "node:crypto"
+import { constants } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { isRecord } from "../../McpSchema.js"
+import { withFileLock } from "../auth/fileLock.js"
+import { getOwn, setOwn } from "../llm/own.js"
+import { McpPinStoreError, type PinRecord, type PinStore } from "./model.js"
+import { merged, parseScope } from "./stores.js"
+
+/** The largest pin file read: 16 MiB (a pin takes a few hundred bytes; a large schema's summary a few KiB). */
+const MAX_FILE_BYTES = 16 * 1024 * 1024
+
+type Content = Record<string, unknown>
+
+/** The bytes of an open regular file, at most the bound (`undefined` past it: at most one byte past is read). */
+const readUpTo = async (handle: fs.FileHandle): Promise<Buffer | undefined> => {
+  const chunks: Array<Buffer> = []
+  let total = 0
+  while (total <= MAX_FILE_BYTES) {
+    const buffer = Buffer.alloc(Math.min(256 * 1024, MAX_FILE_BYTES + 1 - total))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+    if (bytesRead === 0) break
+    chunks.push(buffer.subarray(0, bytesRead))
+    total += bytesRead
+  }
+  return total > MAX_FILE_BYTES ? undefined : Buffer.concat(chunks, total)
+}
+
+/** The file's text, `undefined` when there is none; a file that is not regular or too large is refused. */
+const readText = async (filePath: string): Promise<string | undefined> => {
+  const before = await fs.stat(filePath).catch(() => undefined)
+  if (before === undefined) return undefined
+  const refuse = (isFile: boolean) =>
+    new Error(isFile ? `the pin file is larger than ${MAX_FILE_BYTES} bytes` : "the pin file is not a regular file")
+  if (!before.isFile() || before.size > MAX_FILE_BYTES) throw refuse(before.isFile())
+  const handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const opened = await handle.stat()
+    if (!opened.isFile() || opened.size > MAX_FILE_BYTES) throw refuse(opened.isFile())
+    const bytes = await readUpTo(handle)
+    if (bytes === undefined) throw refuse(true)
+    return bytes.toString("utf8")
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}
+
+/** The file's scopes (an empty object when there is no file). */
+const readContent = (filePath: string, operation: "read" | "write"): Effect.Effect<Content, McpPinStoreError> =>
+  Effect.tryPromise({
+    try: () => readText(filePath),
+    catch: (error) =>
+      new McpPinStoreError({ store: filePath, operation, detail: error instanceof Error ? error.message : String(error) })
+  }).pipe(
+    Effect.flatMap((text) => {
+      if (text === undefined) return Effect.succeed({})
+      const fail = (detail: string) => Effect.fail(new McpPinStoreError({ store: filePath, operation, detail }))
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        return fail("the pin file is not JSON (it is left as it is)")
+      }
+      if (!isRecord(parsed) || parsed["version"] !== 1 || !isRecord(parsed["scopes"])) {
+        return fail("the pin file is not a pin file of version 1 (it is left as it is)")
+      }
+      return Effect.succeed(parsed["scopes"])
+    })
+  )
+
+const scopeOf = (filePath: string, content: Content, scope: string, operation: "read" | "write") => {
+  const value = getOwn(content, scope)
+  return parseScope(filePath, value === undefined ? undefined : JSON.stringify(value)).pipe(
+    Effect.mapError((error) => new McpPinStoreError({ store: error.store, operation, detail: error.detail }))
+  )
+}
+
+/** Write the file whole: a new file of a random name created exclusively (never through a link), renamed. */
+const replace = (filePath: string, content: Content) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(path.dirname(filePath), { recursive: true, mode: 0o700 })
+      const temporary = `${filePath}.${randomBytes(12).toString("hex")}.tmp`
+      try {
+        await fs.writeFile(temporary, JSON.stringify({ version: 1, scopes: content }, null, 2), { mode: 0o600, flag: "wx" })
+        await fs.chmod(temporary, 0o600)
+        await fs.rename(temporary, filePath)
+      } catch (error) {
+        await fs.rm(temporary, { force: true })
+        throw error
+      }
+    },
+    catch: (error) =>
+      new McpPinStoreError({ store: filePath, operation: "write", detail: error instanceof Error ? error.message : String(error) })
+  })
+
+/** @internal */
+export const make = (file: string): PinStore => {
+  const filePath = path.resolve(file)
+  const save = (scope: string, writes: ReadonlyArray<PinRecord>) =>
+    withFileLock(
+      filePath,
+      Effect.gen(function*() {
+        const content = yield* readContent(filePath, "write")
+        const records = yield* scopeOf(filePath, content, scope, "write")
+        const next: Content = { ...content }
+        setOwn(next, scope, merged(records, writes))
+        yield* replace(filePath, next)
+      })
+    ).pipe(
+      Effect.catchIf(
+        (error): error is Exclude<typeof error, McpPinStoreError> => !(error instanceof McpPinStoreError),
+        (error) => Effect.fail(new McpPinStoreError({ store: filePath, operation: "write", detail: error.message }))
+      )
+    )
+  return {
+    label: filePath,
+    load: (scope) => Effect.flatMap(readContent(filePath, "read"), (content) => scopeOf(filePath, content, scope, "read")),
+    save
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * A tool's fingerprint: the SHA-256 of its definition (name, title, description, inputSchema, outputSchema,
+ * annotations as canonical JSON), and a bounded summary of each part, kept so that a later change can be told
+ * in a few words ("description changed (412 → 530 characters)") without keeping, or repeating, the server's
+ * text. Portable: WebCrypto only.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import type { Tool } from "../../McpSchema.js"
+import { canonicalJson } from "../llm/names.js"
+import { setOwn } from "../llm/own.js"
+
+/** A text part: its length and digest; the title also keeps a short preview (a title is a few words). */
+export interface TextPrint {
+  readonly length: number
+  readonly hash: string
+  readonly preview?: string | undefined
+}
+
+/** One property of a JSON Schema: its declared type (or kind) and the digest of its whole schema. */
+export interface PropertyPrint {
+  readonly type: string
+  readonly hash: string
+}
+
+/** A JSON Schema: its digest, its first properties and its `required` list. */
+export interface SchemaPrint {
+  readonly hash: string
+  readonly properties: Readonly<Record<string, PropertyPrint>>
+  readonly required: ReadonlyArray<string>
+  /** More properties than are summarised: a change past them is told as "other keywords changed". */
+  readonly truncated: boolean
+}
+
+/** @internal */
+export interface Fingerprint {
+  readonly hash: string
+  readonly title?: TextPrint | undefined
+  readonly description?: TextPrint | undefined
+  readonly inputSchema: SchemaPrint
+  readonly outputSchema?: SchemaPrint | undefined
+  /** Each annotation's value as canonical JSON, cut short. */
+  readonly annotations?: Readonly<Record<string, string>> | undefined
+}
+
+/** At most this many properties (and `required` names, and annotations) are summarised per schema. */
+const MAX_ENTRIES = 128
+/** A property or annotation name in a summary is cut to this many characters. */
+const MAX_NAME = 64
+/** A type, a preview or an annotation value is cut to this many characters. */
+const MAX_VALUE = 60
+
+/** `text` cut to `max` characters, never between the two halves of a surrogate pair. */
+export const cut = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1).replace(/[\uD800-\uDBFF]$/, "")}…`
+
+const hex = (bytes: ArrayBuffer): string =>
+  Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
+
+/** SHA-256 of `text`, in hex. */
+export const sha256 = (text: string): Promise<string> =>
+  crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)).then(hex)
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** What a property schema says it is: its `type`, else the keyword that shapes it. */
+const typeOf = (schema: unknown): string => {
+  if (!isObject(schema)) return typeof schema === "boolean" ? String(schema) : "invalid"
+  const type = schema["type"]
+  if (typeof type === "string") return cut(type, MAX_VALUE)
+  if (Array.isArray(type)) return cut(type.map(String).join(" | "), MAX_VALUE)
+  if ("$ref" in schema) return "$ref"
+  if ("enum" in schema) return "enum"
+  if ("const" in schema) return "const"
+  if ("anyOf" in schema || "oneOf" in schema) return "union"
+  if ("allOf" in schema) return "allOf"
+  return "any"
+}
+
+const textPrint = async (text: string | undefined, preview: boolean): Promise<TextPrint | undefined> =>
+  text === undefined
+    ? undefined
+    : { length: text.length, hash: await sha256(text), ...(preview ? { preview: cut(text, MAX_VALUE) } : {}) }
+
+const schemaPrint = async (schema: unknown): Promise<SchemaPrint> => {
+  const record = isObject(schema) ? schema : {}
+  const rawProperties = isObject(record["properties"]) ? Object.entries(record["properties"]) : []
+  const entries = rawProperties.slice(0, MAX_ENTRIES)
+  const properties: Record<string, PropertyPrint> = {}
+  const printed = await Promise.all(
+    entries.map(async ([name, property]) =>
+      [cut(name, MAX_NAME), { type: typeOf(property), hash: await sha256(canonicalJson(property)) }] as const
+    )
+  )
+  // Own properties only: a property named `__proto__` is a key like any other.
+  for (const [name, print] of printed) setOwn(properties, name, print)
+  const required = Array.isArray(record["required"])
+    ? record["required"]
+      .filter((name): name is string => typeof name === "string")
+      .slice(0, MAX_ENTRIES)
+      .map((name) => cut(name, MAX_NAME))
+    : []
+  return {
+    hash: await sha256(canonicalJson(schema)),
+    properties,
+    required,
+    truncated: rawProperties.length > MAX_ENTRIES
+  }
+}
+
+const annotationsPrint = (annotations: unknown): Record<string, string> | undefined => {
+  if (!isObject(annotations)) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(annotations).slice(0, MAX_ENTRIES)) {
+    setOwn(out, cut(key, MAX_NAME), cut(canonicalJson(value), MAX_VALUE))
+  }
+  return out
+}
+
+/** The parts of a tool that are pinned: what a model reads and what shapes a call. */
+export const pinnedDefinition = (tool: Tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: tool.inputSchema,
+  outputSchema: tool.outputSchema,
+  annotations: tool.annotations
+})
+
+/** The tool's fingerprint (its digest and bounded summaries). */
+export const fingerprint = (tool: Tool): Effect.Effect<Fingerprint> =>
+  Effect.promise(async () => {
+    const [hash, title, description, inputSchema, outputSchema] = await Promise.all([
+      sha256(canonicalJson(pinnedDefinition(tool))),
+      textPrint(tool.title, true),
+      textPrint(tool.description, false),
+      schemaPrint(tool.inputSchema),
+      tool.outputSchema === undefined ? Promise.resolve(undefined) : schemaPrint(tool.outputSchema)
+    ])
+    return { hash, title, description, inputSchema, outputSchema, annotations: annotationsPrint(tool.annotations) }
+  })
