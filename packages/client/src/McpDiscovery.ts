@@ -11,7 +11,7 @@
  * Every fetch runs on the `HttpClient` in context (`FetchHttpClient.layer` anywhere, `NodeHttpClient` on Node)
  * and follows the rules OAuth metadata discovery follows: https only (plain http only to a loopback host),
  * checked before anything is sent; at most 5 redirects, each hop checked the same way; a body of at most 1 MiB
- * (reading stops there); the media type checked before the body is read. `Cache-Control: max-age` is honoured
+ * (reading stops there) within 30 seconds; the media type checked before the body is read. `Cache-Control: max-age` is honoured
  * with an in-memory cache on the Effect `Clock` (`no-store`, `no-cache` or no `max-age`: not kept). Every
  * failure is an `McpDiscoveryError` whose `reason` says which rule failed.
  *
@@ -39,7 +39,8 @@ import * as liveServer from "./internal/discovery/live.js"
 /**
  * Which rule a discovery failed: `http` (no answer, or a status other than 200), `media-type`, `too-large`,
  * `insecure` (a URL that is not https, refused before any request), `redirect` (too many, a hop that is not
- * https, or one without a usable `Location`), `invalid` (not JSON, or not a card or a catalog).
+ * https, or one without a usable `Location`), `invalid` (not JSON, or not a card or a catalog), `timeout` (no
+ * whole answer within 30 seconds).
  *
  * @since 0.1.0
  * @category models

@@ -8,6 +8,7 @@ import type { CardHost, CardRoute } from "@mcp-effect/test-servers/card-host"
 import { startCardHost } from "@mcp-effect/test-servers/card-host"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
@@ -233,6 +234,21 @@ describe("McpDiscovery.card", () => {
       const error = yield* failure(McpDiscovery.card(`${served.origin}/gone`))
       assert.strictEqual(error.reason, "http")
       assert.strictEqual(error.status, 410)
+    }).pipe(Effect.provide(onFetch)))
+})
+
+describe("McpDiscovery time bound", () => {
+  it.effect("a host that stalls mid-body fails with timeout after 30 seconds on the Clock", () =>
+    Effect.gen(function*() {
+      const served = yield* host({ "/server-card": { kind: "stall" } })
+      const fiber = yield* Effect.forkChild(failure(McpDiscovery.card(`${served.origin}/server-card`)))
+      // Real I/O first: the request reaches the host and the head comes back before the clock moves.
+      while (served.hits("/server-card") === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      yield* TestClock.adjust("29 seconds")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason, "timeout")
     }).pipe(Effect.provide(onFetch)))
 })
 

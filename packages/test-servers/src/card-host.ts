@@ -20,6 +20,8 @@ export type CardRoute =
   | { readonly kind: "redirect"; readonly location: string; readonly status?: number }
   /** An endless JSON-looking body (no `content-length`), written as fast as the client reads it. */
   | { readonly kind: "endless"; readonly contentType: string }
+  /** A head and the start of a body, then nothing more until the host closes. */
+  | { readonly kind: "stall" }
 
 export interface CardHost {
   /** `http://127.0.0.1:PORT`. */
@@ -73,6 +75,10 @@ const answer = (route: CardRoute, response: ServerResponse, counted: (bytes: num
     case "endless": {
       response.writeHead(200, { "content-type": route.contentType })
       return writeEndless(response, counted)
+    }
+    case "stall": {
+      response.writeHead(200, { "content-type": CARD_MEDIA_TYPE })
+      return void response.write("{")
     }
   }
 }

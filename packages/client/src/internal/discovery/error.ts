@@ -7,7 +7,15 @@
 import * as Schema from "effect/Schema"
 
 /** @internal */
-export const DiscoveryReason = Schema.Literals(["http", "media-type", "too-large", "insecure", "redirect", "invalid"])
+export const DiscoveryReason = Schema.Literals([
+  "http",
+  "media-type",
+  "too-large",
+  "insecure",
+  "redirect",
+  "invalid",
+  "timeout"
+])
 
 /** @internal */
 export type DiscoveryReason = typeof DiscoveryReason.Type

@@ -2,8 +2,8 @@
  * One discovery GET on any `effect/http` `HttpClient`, under the rules OAuth metadata discovery follows here:
  * every hop https (plain http only to a loopback host), checked before anything is sent to it; at most
  * `MAX_REDIRECTS` redirects, followed by hand so each hop is checked; the answer's media type checked before its
- * body is read; the body read up to `MAX_BODY_BYTES` and no further; then parsed as JSON. No trace headers go
- * out: the host is a third party.
+ * body is read; the body read up to `MAX_BODY_BYTES` and no further, all within `DOCUMENT_TIMEOUT`; then parsed
+ * as JSON. No trace headers go out: the host is a third party.
  *
  * @internal
  */
@@ -22,6 +22,14 @@ import { fail, type McpDiscoveryError } from "./error.js"
 
 /** The largest document read: a card or a catalog is a few kilobytes; anything past this is refused. @internal */
 export const MAX_BODY_BYTES = 1 << 20
+
+/**
+ * How long one document may take, redirects and body included: the size bound alone would let a host trickle
+ * bytes forever. On the Effect `Clock` (a `TestClock` drives it in tests).
+ *
+ * @internal
+ */
+export const DOCUMENT_TIMEOUT = "30 seconds"
 
 /** Redirects one GET follows. @internal */
 export const MAX_REDIRECTS = 5
@@ -178,6 +186,10 @@ export const getDocument = (
       `${wanted.accept} ${secure.href}`,
       Effect.flatMap(HttpClient.HttpClient, (client) =>
         follow(client, secure, wanted, 0).pipe(
+          Effect.timeoutOrElse({
+            duration: DOCUMENT_TIMEOUT,
+            orElse: () => Effect.fail(fail("timeout", secure, `no whole answer within ${DOCUMENT_TIMEOUT}`))
+          }),
           manualRedirects,
           Effect.provideService(HttpClient.TracerPropagationEnabled, false)
         ))
