@@ -6,6 +6,7 @@
 import * as McpDiscovery from "@mcp-effect/client/McpDiscovery"
 import type { CardHost, CardRoute } from "@mcp-effect/test-servers/card-host"
 import { startCardHost } from "@mcp-effect/test-servers/card-host"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -146,7 +147,7 @@ describe("McpDiscovery.card", () => {
       assert.isBelow(error.message.length, 400)
       // The host wrote what the client read plus what the socket buffers held: far below its own 256 MiB cap.
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
-      assert.isBelow(served.endlessBytes(), 32 * 1024 * 1024)
+      assert.isBelow(served.endlessBytes(), 32 * 1024 * 1024, `${served.endlessBytes()} bytes written`)
     }).pipe(Effect.provide(onFetch)))
 
   it.effect("a Content-Length past the bound is refused before the body is read", () =>
@@ -236,6 +237,28 @@ describe("McpDiscovery.card", () => {
       assert.strictEqual(error.status, 410)
     }).pipe(Effect.provide(onFetch)))
 })
+
+// The same rules on Node's own clients (undici and node:http), which never follow redirects themselves.
+for (const [name, client] of [["undici", NodeHttpClient.layerUndici], ["node:http", NodeHttpClient.layerNodeHttp]] as const) {
+  describe(`McpDiscovery on NodeHttpClient (${name})`, () => {
+    const onNode = Layer.mergeAll(client, McpDiscovery.layerCache())
+    it.effect("a redirected card, a loop, a huge card, a wrong media type", () =>
+      Effect.gen(function*() {
+        const served = yield* host({
+          "/moved": { kind: "redirect", location: "/mcp/server-card" },
+          "/mcp/server-card": { kind: "json", body: weather },
+          "/loop": { kind: "redirect", location: "/loop" },
+          "/big": { kind: "endless", contentType: McpDiscovery.CARD_MEDIA_TYPE },
+          "/page": { kind: "text", body: "<p>hi</p>", contentType: "text/html" }
+        })
+        assert.strictEqual((yield* McpDiscovery.card(`${served.origin}/moved`)).name, "com.example/weather")
+        assert.strictEqual((yield* failure(McpDiscovery.card(`${served.origin}/loop`))).reason, "redirect")
+        assert.strictEqual(served.hits("/loop"), McpDiscovery.MAX_REDIRECTS + 1)
+        assert.strictEqual((yield* failure(McpDiscovery.card(`${served.origin}/big`))).reason, "too-large")
+        assert.strictEqual((yield* failure(McpDiscovery.card(`${served.origin}/page`))).reason, "media-type")
+      }).pipe(Effect.provide(onNode)))
+  })
+}
 
 describe("McpDiscovery time bound", () => {
   it.effect("a host that stalls mid-body fails with timeout after 30 seconds on the Clock", () =>
