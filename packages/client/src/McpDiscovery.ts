@@ -11,9 +11,10 @@
  * Every fetch runs on the `HttpClient` in context (`FetchHttpClient.layer` anywhere, `NodeHttpClient` on Node)
  * and follows the rules OAuth metadata discovery follows: https only (plain http only to a loopback host),
  * checked before anything is sent; at most 5 redirects, each hop checked the same way; a body of at most 1 MiB
- * (reading stops there) within 30 seconds; the media type checked before the body is read. `Cache-Control: max-age` is honoured
- * with an in-memory cache on the Effect `Clock` (`no-store`, `no-cache` or no `max-age`: not kept). Every
- * failure is an `McpDiscoveryError` whose `reason` says which rule failed.
+ * (reading stops there) within 30 seconds; the media type checked before the body is read. Answers are kept
+ * in memory as the extension asks: reused while `Cache-Control: max-age` says fresh, then revalidated with
+ * `If-None-Match` when they had an `ETag` (`no-store`, or neither header: not kept); times on the Effect `Clock`.
+ * Every failure is an `McpDiscoveryError` whose `reason` says which rule failed.
  *
  * A card is advisory. Anyone can publish one; a stale or crafted card may claim another name, more protocol
  * revisions or other tools than the server has. Nothing here uses a card for a security decision (which server

@@ -303,6 +303,43 @@ describe("McpDiscovery caching", () => {
       assert.strictEqual(served.hits("/server-card"), 2)
     }).pipe(Effect.provide(onFetch)))
 
+  it.effect("once stale, a card with an ETag is revalidated with If-None-Match: 304 keeps it, a new ETag replaces it", () =>
+    Effect.gen(function*() {
+      const headers = { "cache-control": "max-age=10", etag: "\"v1\"" }
+      const served = yield* host({ "/server-card": { kind: "json", body: weather, headers } })
+      const url = `${served.origin}/server-card`
+      yield* McpDiscovery.card(url)
+      assert.isUndefined(served.lastIfNoneMatch("/server-card"))
+      yield* TestClock.adjust("10 seconds")
+      assert.strictEqual((yield* McpDiscovery.card(url)).version, "2.1.0")
+      assert.strictEqual(served.lastIfNoneMatch("/server-card"), "\"v1\"")
+      assert.strictEqual(served.hits("/server-card"), 2)
+      // The 304 gave a fresh max-age: no request within it.
+      yield* TestClock.adjust("9 seconds")
+      yield* McpDiscovery.card(url)
+      assert.strictEqual(served.hits("/server-card"), 2)
+      served.route("/server-card", {
+        kind: "json",
+        body: { name: "com.example/weather", version: "2.2.0" },
+        headers: { ...headers, etag: "\"v2\"" }
+      })
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* McpDiscovery.card(url)).version, "2.2.0")
+      assert.strictEqual(served.hits("/server-card"), 3)
+    }).pipe(Effect.provide(onFetch)))
+
+  it.effect("no-cache with an ETag: asked every time, conditionally", () =>
+    Effect.gen(function*() {
+      const served = yield* host({
+        "/server-card": { kind: "json", body: weather, headers: { "cache-control": "no-cache", etag: "\"a\"" } }
+      })
+      const url = `${served.origin}/server-card`
+      yield* McpDiscovery.card(url)
+      assert.strictEqual((yield* McpDiscovery.card(url)).name, "com.example/weather")
+      assert.strictEqual(served.hits("/server-card"), 2)
+      assert.strictEqual(served.lastIfNoneMatch("/server-card"), "\"a\"")
+    }).pipe(Effect.provide(onFetch)))
+
   it.effect("no-store, no-cache and no Cache-Control at all are not kept", () =>
     Effect.gen(function*() {
       const served = yield* host({

@@ -30,6 +30,8 @@ export interface CardHost {
   readonly hits: (path: string) => number
   /** The `accept` header of the last request to `path`. */
   readonly lastAccept: (path: string) => string | undefined
+  /** The `if-none-match` header of the last request to `path`. */
+  readonly lastIfNoneMatch: (path: string) => string | undefined
   /** Bytes written of an endless body, up to when the client went away. */
   readonly endlessBytes: () => number
   /** Replace or add a route. */
@@ -58,9 +60,20 @@ const writeEndless = (response: ServerResponse, counted: (bytes: number) => void
   pump()
 }
 
-const answer = (route: CardRoute, response: ServerResponse, counted: (bytes: number) => void) => {
+const answer = (
+  route: CardRoute,
+  request: IncomingMessage,
+  response: ServerResponse,
+  counted: (bytes: number) => void
+) => {
   switch (route.kind) {
     case "json": {
+      // A route with an `etag` header honours `If-None-Match`: 304 with the route's headers, no body.
+      const etag = route.headers?.["etag"]
+      if (etag !== undefined && request.headers["if-none-match"] === etag) {
+        response.writeHead(304, { ...route.headers })
+        return void response.end()
+      }
       response.writeHead(route.status ?? 200, { "content-type": CARD_MEDIA_TYPE, ...route.headers })
       return void response.end(JSON.stringify(route.body))
     }
@@ -88,17 +101,19 @@ export const startCardHost = (routes: Readonly<Record<string, CardRoute>> = {}):
   const table = new Map(Object.entries(routes))
   const hits = new Map<string, number>()
   const accepts = new Map<string, string | undefined>()
+  const conditions = new Map<string, string | undefined>()
   let endless = 0
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? "/", "http://host").pathname
     hits.set(path, (hits.get(path) ?? 0) + 1)
     accepts.set(path, request.headers.accept)
+    conditions.set(path, request.headers["if-none-match"])
     const route = table.get(path)
     if (route === undefined) {
       response.writeHead(404, { "content-type": "text/plain" })
       return void response.end("not found")
     }
-    answer(route, response, (bytes) => {
+    answer(route, request, response, (bytes) => {
       endless += bytes
     })
   })
@@ -110,6 +125,7 @@ export const startCardHost = (routes: Readonly<Record<string, CardRoute>> = {}):
         origin: `http://127.0.0.1:${port}`,
         hits: (path) => hits.get(path) ?? 0,
         lastAccept: (path) => accepts.get(path),
+        lastIfNoneMatch: (path) => conditions.get(path),
         endlessBytes: () => endless,
         route: (path, route) => void table.set(path, route),
         close: () =>

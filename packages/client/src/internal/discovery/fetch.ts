@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { isSecure } from "../auth/discovery.js"
 import { concatBytes } from "../bytes.js"
-import { cached, type Fetched, freshSeconds } from "./cache.js"
+import { cached, type Entry, type Fetched, keepOf, type Loaded } from "./cache.js"
 import { fail, type McpDiscoveryError } from "./error.js"
 
 /** The largest document read: a card or a catalog is a few kilobytes; anything past this is refused. @internal */
@@ -110,17 +110,24 @@ const redirectTarget = (response: HttpClientResponse.HttpClientResponse, url: UR
   }
 }
 
-interface Answer {
-  readonly fetched: Fetched
-  readonly freshSeconds: number | undefined
+/** The GET for `url`; conditional (`If-None-Match`) when a stored document has an entity tag. */
+const requestFor = (url: URL, wanted: Wanted, stored: Entry | undefined) => {
+  const request = HttpClientRequest.setHeader(HttpClientRequest.get(url), "accept", wanted.accept)
+  return stored?.etag === undefined ? request : HttpClientRequest.setHeader(request, "if-none-match", stored.etag)
 }
 
 /** One exchange: the answer's head checked, its body read when it is the document. */
-const exchange = (client: HttpClient.HttpClient, url: URL, wanted: Wanted) =>
+const exchange = (client: HttpClient.HttpClient, url: URL, wanted: Wanted, stored: Entry | undefined) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const request = HttpClientRequest.setHeader(HttpClientRequest.get(url), "accept", wanted.accept)
-      const response = yield* Effect.mapError(client.execute(request), (error) => transportFailure(url, error))
+      const response = yield* Effect.mapError(
+        client.execute(requestFor(url, wanted, stored)),
+        (error) => transportFailure(url, error)
+      )
+      if (response.status === 304 && stored?.etag !== undefined) {
+        const answer: Loaded = { fetched: stored.value, keep: keepOf(response.headers), notModified: true }
+        return { _tag: "Document", answer } as const
+      }
       const next = redirectTarget(response, url)
       if (next instanceof URL) return { _tag: "Redirect", next } as const
       if (next !== undefined) return yield* next
@@ -137,10 +144,7 @@ const exchange = (client: HttpClient.HttpClient, url: URL, wanted: Wanted) =>
         )
       }
       const json = yield* parseJson(yield* readBounded(response, url), url, response.status)
-      const answer: Answer = {
-        fetched: { url: url.href, json },
-        freshSeconds: freshSeconds(response.headers["cache-control"], response.headers["age"])
-      }
+      const answer: Loaded = { fetched: { url: url.href, json }, keep: keepOf(response.headers), notModified: false }
       return { _tag: "Document", answer } as const
     })
   )
@@ -157,9 +161,10 @@ const follow = (
   client: HttpClient.HttpClient,
   url: URL,
   wanted: Wanted,
+  stored: Entry | undefined,
   hops: number
-): Effect.Effect<Answer, McpDiscoveryError> =>
-  Effect.flatMap(exchange(client, url, wanted), (result) => {
+): Effect.Effect<Loaded, McpDiscoveryError> =>
+  Effect.flatMap(exchange(client, url, wanted, stored), (result) => {
     if (result._tag === "Document") return Effect.succeed(result.answer)
     if (hops >= MAX_REDIRECTS) {
       return Effect.fail(fail("redirect", url, `more than ${MAX_REDIRECTS} redirects`))
@@ -169,11 +174,23 @@ const follow = (
         fail("redirect", url, `redirects to ${result.next.origin}, which is not https (plain http only to a loopback host)`)
       )
     }
-    return follow(client, result.next, wanted, hops + 1)
+    return follow(client, result.next, wanted, stored, hops + 1)
   })
 
+const load = (url: URL, wanted: Wanted, stored: Entry | undefined) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    follow(client, url, wanted, stored, 0).pipe(
+      Effect.timeoutOrElse({
+        duration: DOCUMENT_TIMEOUT,
+        orElse: () => Effect.fail(fail("timeout", url, `no whole answer within ${DOCUMENT_TIMEOUT}`))
+      }),
+      manualRedirects,
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+    ))
+
 /**
- * The JSON document at `url`, from the cache while its `Cache-Control` keeps it fresh.
+ * The JSON document at `url`, from the cache while its `Cache-Control` keeps it fresh, revalidated with its
+ * `ETag` once stale.
  *
  * @internal
  */
@@ -181,16 +198,4 @@ export const getDocument = (
   url: URL,
   wanted: Wanted
 ): Effect.Effect<Fetched, McpDiscoveryError, HttpClient.HttpClient> =>
-  Effect.flatMap(secureUrl(url), (secure) =>
-    cached(
-      `${wanted.accept} ${secure.href}`,
-      Effect.flatMap(HttpClient.HttpClient, (client) =>
-        follow(client, secure, wanted, 0).pipe(
-          Effect.timeoutOrElse({
-            duration: DOCUMENT_TIMEOUT,
-            orElse: () => Effect.fail(fail("timeout", secure, `no whole answer within ${DOCUMENT_TIMEOUT}`))
-          }),
-          manualRedirects,
-          Effect.provideService(HttpClient.TracerPropagationEnabled, false)
-        ))
-    ))
+  Effect.flatMap(secureUrl(url), (secure) => cached(`${wanted.accept} ${secure.href}`, (stored) => load(secure, wanted, stored)))
