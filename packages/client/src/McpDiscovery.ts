@@ -194,6 +194,16 @@ export const card: (url: string | URL) => Effect.Effect<ServerCard, McpDiscovery
 export const cardUrl: (endpoint: string | URL) => Effect.Effect<URL, McpDiscoveryError> = documents.cardUrl
 
 /**
+ * The card a Streamable HTTP endpoint publishes at the reserved location (`card(cardUrl(endpoint))`).
+ *
+ * @since 0.1.0
+ * @category discovery
+ */
+export const endpointCard: (
+  endpoint: string | URL
+) => Effect.Effect<ServerCard, McpDiscoveryError, HttpClient.HttpClient> = documents.endpointCard
+
+/**
  * The card of a catalog entry: the inline one, or the one fetched from its URL.
  *
  * @since 0.1.0

@@ -41,6 +41,7 @@ describe("McpDiscovery Promise forms", () => {
     const card = await PromiseDiscovery.serverCard(first)
     expect(card.name).toBe("com.example/weather")
     expect((await PromiseDiscovery.card(`${served.origin}/weather/mcp/server-card`)).version).toBe("2.1.0")
+    expect((await PromiseDiscovery.endpointCard(`${served.origin}/weather/mcp`)).title).toBe("Example Weather")
   })
 
   it("rejects with the McpDiscoveryError itself", async () => {

@@ -112,6 +112,7 @@ describe("McpDiscovery.card", () => {
       const at = yield* McpDiscovery.cardUrl(`${served.origin}/mcp?session=1`)
       assert.strictEqual(at.href, `${served.origin}/mcp/server-card`)
       const card = yield* McpDiscovery.card(at)
+      assert.deepStrictEqual(yield* McpDiscovery.endpointCard(`${served.origin}/mcp/`), card)
       assert.strictEqual(card.name, "com.example/weather")
       assert.strictEqual(card.version, "2.1.0")
       assert.deepStrictEqual(card["x-card-extension"], { kept: true })

@@ -81,6 +81,12 @@ export const cardUrl = (endpoint: string | URL): Effect.Effect<URL, McpDiscovery
     return at
   })
 
+/** The card at the reserved location of a Streamable HTTP endpoint. @internal */
+export const endpointCard = (
+  endpoint: string | URL
+): Effect.Effect<typeof ServerCard.Type, McpDiscoveryError, HttpClient.HttpClient> =>
+  Effect.flatMap(cardUrl(endpoint), card)
+
 const entryServer = (entry: typeof CatalogEntry.Type, base: string) =>
   Effect.gen(function*() {
     const hasUrl = entry.url !== undefined

@@ -24,6 +24,10 @@ export const card = (url: string | URL, options?: SignalOptions): Promise<McpDis
   onFetch(McpDiscovery.card(url), options)
 
 /** @internal */
+export const endpointCard = (endpoint: string | URL, options?: SignalOptions): Promise<McpDiscovery.ServerCard> =>
+  onFetch(McpDiscovery.endpointCard(endpoint), options)
+
+/** @internal */
 export const serverCard = (
   server: McpDiscovery.CatalogServer,
   options?: SignalOptions
