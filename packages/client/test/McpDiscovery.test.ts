@@ -230,6 +230,17 @@ describe("McpDiscovery.card", () => {
       assert.strictEqual(broken.reason, "invalid")
     }).pipe(Effect.provide(onFetch)))
 
+  it.effect("a loopback host that is not listening fails with http, naming the URL", () =>
+    Effect.gen(function*() {
+      const served = yield* host()
+      const url = `${served.origin}/server-card`
+      yield* Effect.promise(served.close)
+      const error = yield* failure(McpDiscovery.card(url))
+      assert.strictEqual(error.reason, "http")
+      assert.strictEqual(error.url, url)
+      assert.isUndefined(error.status)
+    }).pipe(Effect.provide(onFetch)))
+
   it.effect("a status other than 200 fails with http and the status", () =>
     Effect.gen(function*() {
       const served = yield* host({ "/gone": { kind: "json", body: weather, status: 410 } })

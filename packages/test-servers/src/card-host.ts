@@ -120,9 +120,10 @@ export const startCardHost = (routes: Readonly<Record<string, CardRoute>> = {}):
   return new Promise((resolve, reject) => {
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
+      const address: AddressInfo | string | null = server.address()
+      if (address === null || typeof address === "string") return reject(new Error("the card host has no port"))
       resolve({
-        origin: `http://127.0.0.1:${port}`,
+        origin: `http://127.0.0.1:${address.port}`,
         hits: (path) => hits.get(path) ?? 0,
         lastAccept: (path) => accepts.get(path),
         lastIfNoneMatch: (path) => conditions.get(path),

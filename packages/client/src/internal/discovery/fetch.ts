@@ -61,8 +61,9 @@ export const secureUrl = (text: string | URL): Effect.Effect<URL, McpDiscoveryEr
         : Effect.fail(fail("insecure", url, "not https (plain http only to a loopback host); nothing was sent"))
   )
 
+/** No answer, or an answer whose body broke off: the client's reason, never a body. */
 const transportFailure = (url: URL, error: HttpClientError.HttpClientError) =>
-  fail("http", url, `no answer: ${error.reason._tag}${error.reason.description === undefined ? "" : ` (${error.reason.description})`}`)
+  fail("http", url, `the exchange failed: ${error.reason._tag}${error.reason.description === undefined ? "" : ` (${error.reason.description})`}`)
 
 const mediaTypeOf = (response: HttpClientResponse.HttpClientResponse): string =>
   (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
