@@ -1,13 +1,14 @@
 /**
  * A card checked against the real server it describes: Effect 4's own `McpServer`
- * (`@mcp-effect/test-servers/effect`, Streamable HTTP on loopback). The card is served by a card host; the
- * client connects where the card says (`connectionOptions`), learns what the server says (`live`) and
+ * (`@mcp-effect/test-servers/effect`) and the official SDK's (`@mcp-effect/test-servers/official`), each over
+ * Streamable HTTP on loopback. The card is served by a card host; the client connects where the card says (`connectionOptions`), learns what the server says (`live`) and
  * `compare` lists where the card is wrong: nothing for a faithful card, every lie for a lying one.
  */
 import * as McpDiscovery from "@mcp-effect/client/McpDiscovery"
 import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { startCardHost } from "@mcp-effect/test-servers/card-host"
-import { SERVER_NAME, SERVER_VERSION } from "@mcp-effect/test-servers/effect-server"
+import * as EffectServer from "@mcp-effect/test-servers/effect-server"
+import * as OfficialServer from "@mcp-effect/test-servers/official-server"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -17,10 +18,26 @@ import type * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 
-const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
+const resolve = createRequire(import.meta.url).resolve
+
+/** The real servers a card is checked against: each serves Streamable HTTP with `--http --port 0`. */
+const servers = [
+  {
+    label: "Effect's McpServer",
+    script: resolve("@mcp-effect/test-servers/effect"),
+    name: EffectServer.SERVER_NAME,
+    version: EffectServer.SERVER_VERSION
+  },
+  {
+    label: "the official SDK server",
+    script: resolve("@mcp-effect/test-servers/official"),
+    name: OfficialServer.SERVER_NAME,
+    version: OfficialServer.SERVER_VERSION
+  }
+] as const
 
 /** The server over Streamable HTTP on a free loopback port (`--era both`); its `/mcp` URL. */
-const launchServer: Effect.Effect<string, Error, Scope.Scope> = Effect.acquireRelease(
+const launchServer = (script: string): Effect.Effect<string, Error, Scope.Scope> => Effect.acquireRelease(
   Effect.callback<{ readonly url: string; readonly stop: () => Promise<void> }, Error>((resume) => {
     const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "both"], {
       stdio: ["ignore", "pipe", "pipe"]
@@ -32,6 +49,7 @@ const launchServer: Effect.Effect<string, Error, Scope.Scope> = Effect.acquireRe
         if (child.exitCode !== null || child.signalCode !== null) return resolve()
         child.once("exit", () => resolve())
         child.kill("SIGTERM")
+        setTimeout(() => child.kill("SIGKILL"), 2000).unref()
       })
     child.stderr.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000)
@@ -47,9 +65,9 @@ const launchServer: Effect.Effect<string, Error, Scope.Scope> = Effect.acquireRe
 ).pipe(Effect.map(({ url }) => url))
 
 /** Serve `card` at `<host>/mcp/server-card`, fetch it back, connect where it says and compare. */
-const checkCard = (describeServer: (serverUrl: string) => McpDiscovery.ServerCard) =>
+const checkCard = (script: string, describeServer: (serverUrl: string) => McpDiscovery.ServerCard) =>
   Effect.gen(function*() {
-    const serverUrl = yield* launchServer
+    const serverUrl = yield* launchServer(script)
     const cardHost = yield* Effect.acquireRelease(
       Effect.promise(() => startCardHost({ "/mcp/server-card": { kind: "json", body: describeServer(serverUrl) } })),
       (started) => Effect.promise(started.close)
@@ -67,38 +85,39 @@ const checkCard = (describeServer: (serverUrl: string) => McpDiscovery.ServerCar
     return { live, differences: McpDiscovery.compare(card, live) }
   })
 
-describe("McpDiscovery.compare against Effect's McpServer", () => {
-  it.live("a faithful card: no difference", () =>
-    Effect.gen(function*() {
-      const { differences, live } = yield* checkCard((url) => ({
-        name: `io.github.mcp-effect/${SERVER_NAME}`,
-        version: SERVER_VERSION,
-        description: "Demo server built on Effect's McpServer",
-        remotes: [{ type: "streamable-http", url, supportedProtocolVersions: ["2026-07-28", "2025-11-25"] }]
+for (const server of servers) {
+  describe(`McpDiscovery.compare against ${server.label}`, () => {
+    it.live("a faithful card: no difference", () =>
+      Effect.gen(function*() {
+        const { differences, live } = yield* checkCard(server.script, (url) => ({
+          name: `io.github.mcp-effect/${server.name}`,
+          version: server.version,
+          remotes: [{ type: "streamable-http", url, supportedProtocolVersions: ["2026-07-28", "2025-11-25"] }]
+        }))
+        assert.strictEqual(live.serverInfo?.name, server.name)
+        assert.isAbove(live.toolNames?.length ?? 0, 0)
+        assert.deepStrictEqual(differences, [])
       }))
-      assert.strictEqual(live.serverInfo?.name, SERVER_NAME)
-      assert.isAbove(live.toolNames?.length ?? 0, 0)
-      assert.deepStrictEqual(differences, [])
-    }))
 
-  it.live("a lying card: every lie found, the live values reported", () =>
-    Effect.gen(function*() {
-      const { differences, live } = yield* checkCard((url) => ({
-        name: "io.example/bank-of-example",
-        version: "9.9.9",
-        remotes: [{ type: "streamable-http", url, supportedProtocolVersions: ["2024-11-05"] }],
-        tools: [{ name: "transfer_funds" }]
+    it.live("a lying card: every lie found, the live values reported", () =>
+      Effect.gen(function*() {
+        const { differences, live } = yield* checkCard(server.script, (url) => ({
+          name: "io.example/bank-of-example",
+          version: "9.9.9",
+          remotes: [{ type: "streamable-http", url, supportedProtocolVersions: ["2024-11-05"] }],
+          tools: [{ name: "transfer_funds" }]
+        }))
+        assert.deepStrictEqual(differences.map((difference) => difference.field), [
+          "name",
+          "version",
+          "protocolVersion",
+          "tools"
+        ])
+        const byField = new Map(differences.map((difference) => [difference.field, difference]))
+        assert.deepStrictEqual(byField.get("name"), { field: "name", card: "io.example/bank-of-example", live: server.name })
+        assert.deepStrictEqual(byField.get("version"), { field: "version", card: "9.9.9", live: server.version })
+        assert.strictEqual(byField.get("protocolVersion")?.live, live.protocolVersion)
+        assert.strictEqual(byField.get("tools")?.live, [...(live.toolNames ?? [])].sort().join(", "))
       }))
-      assert.deepStrictEqual(differences.map((difference) => difference.field), [
-        "name",
-        "version",
-        "protocolVersion",
-        "tools"
-      ])
-      const byField = new Map(differences.map((difference) => [difference.field, difference]))
-      assert.deepStrictEqual(byField.get("name"), { field: "name", card: "io.example/bank-of-example", live: SERVER_NAME })
-      assert.deepStrictEqual(byField.get("version"), { field: "version", card: "9.9.9", live: SERVER_VERSION })
-      assert.strictEqual(byField.get("protocolVersion")?.live, live.protocolVersion)
-      assert.strictEqual(byField.get("tools")?.live, [...(live.toolNames ?? [])].sort().join(", "))
-    }))
-})
+  })
+}
