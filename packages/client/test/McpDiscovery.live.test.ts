@@ -1,8 +1,9 @@
 /**
  * A card checked against the real server it describes: Effect 4's own `McpServer`
  * (`@mcp-effect/test-servers/effect`) and the official SDK's (`@mcp-effect/test-servers/official`), each over
- * Streamable HTTP on loopback. The card is served by a card host; the client connects where the card says (`connectionOptions`), learns what the server says (`live`) and
- * `compare` lists where the card is wrong: nothing for a faithful card, every lie for a lying one.
+ * Streamable HTTP on loopback. The card is served by a card host; the client connects where the card says
+ * (`connectionOptions`), learns what the server says (`live`) and `compare` lists where the card is wrong:
+ * nothing for a faithful card, every lie for a lying one.
  */
 import * as McpDiscovery from "@mcp-effect/client/McpDiscovery"
 import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"

@@ -62,8 +62,10 @@ export const secureUrl = (text: string | URL): Effect.Effect<URL, McpDiscoveryEr
   )
 
 /** No answer, or an answer whose body broke off: the client's reason, never a body. */
-const transportFailure = (url: URL, error: HttpClientError.HttpClientError) =>
-  fail("http", url, `the exchange failed: ${error.reason._tag}${error.reason.description === undefined ? "" : ` (${error.reason.description})`}`)
+const transportFailure = (url: URL, error: HttpClientError.HttpClientError) => {
+  const said = error.reason.description === undefined ? "" : ` (${error.reason.description})`
+  return fail("http", url, `the exchange failed: ${error.reason._tag}${said}`)
+}
 
 const mediaTypeOf = (response: HttpClientResponse.HttpClientResponse): string =>
   (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
