@@ -39,6 +39,7 @@ import type * as Tasks from "./internal/tasks.js"
 import * as clientContext from "./internal/client/context.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError, McpToolResultError } from "./McpError.js"
+import type * as McpPinning from "./McpPinning.js"
 import type {
   CallToolResult,
   CompleteResult,
@@ -188,7 +189,7 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
    * removals and changes are reported as diagnostics (`ToolAdded`, `ToolRemoved`, `ToolChanged`); a store that
    * cannot be read leaves the tools usable and is reported once (`PinStoreUnavailable`).
    */
-  readonly pinning?: import("./McpPinning.js").PinningOptions | undefined
+  readonly pinning?: McpPinning.PinningOptions | undefined
 }
 
 /**

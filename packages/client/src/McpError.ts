@@ -14,6 +14,8 @@
  * - `McpAuthError` (from `McpAuthError.ts`): an OAuth step failed (HTTP with `McpAuth`).
  * - `McpProbeStalledError`: an in-memory test server never answered `server/discover` while the clock stood still
  *   (a `TestClock`), so the probe timeout could not fire.
+ * - `McpToolQuarantinedError`: tool pinning (`McpPinning`) holds back a tool whose definition changed since it
+ *   was pinned, until the change is approved.
  *
  * @since 0.1.0
  */
@@ -320,6 +322,28 @@ export class McpToolResultError extends Schema.TaggedError<McpToolResultError>()
 }
 
 /**
+ * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
+ * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`; `McpPinning` has the stores that approve it.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
+  tool: Schema.String,
+  scope: Schema.String,
+  /** What changed, in short bounded lines. */
+  changes: Schema.Array(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+
+  override get message(): string {
+    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
+      this.changes.join("; ")
+    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
+  }
+}
+
+/**
  * Everything a client call can fail with.
  *
  * @since 0.1.0
@@ -338,7 +362,7 @@ export type McpClientError =
   | McpInputRefusedError
   | McpProbeStalledError
   | McpAuthError
-  | import("./McpPinning.js").McpToolQuarantinedError
+  | McpToolQuarantinedError
 
 /**
  * What one request on the wire can fail with (an `EraResolver`'s probe requests among them): no answer in time,

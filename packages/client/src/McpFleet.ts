@@ -44,6 +44,7 @@ import * as InputFulfiller from "./InputFulfiller.js"
 import * as connection_ from "./internal/fleet/connection.js"
 import * as Health from "./internal/fleet/health.js"
 import * as redisCache from "./internal/fleet/redisCache.js"
+import * as pinStore_ from "./internal/fleet/pinStore.js"
 import * as rateLimit from "./internal/fleet/rateLimit.js"
 import * as taskStore from "./internal/fleet/taskStore.js"
 import { decodeCallToolResult } from "./internal/client/decode.js"
@@ -52,6 +53,7 @@ import { digest, keyBytes, sealer } from "./internal/fleet/seal.js"
 import { TokenStore } from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
+import type * as McpPinning from "./McpPinning.js"
 import type { CallToolResult } from "./McpSchema.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import { ResultCache } from "./ResultCache.js"
@@ -403,3 +405,15 @@ export const layerHttp = (
   }))
   return assembled.pipe(Layer.provide(layerRedisParts(fleet)), Layer.provide(layerHealth()))
 }
+
+/**
+ * Tool pinning's store on the fleet's Redis (`McpClient` option `pinning: { store }`): one hash per scope, one
+ * field per tool, so that an approval reaches every worker. Pins are not secret and are kept unsealed; whoever
+ * can write this Redis can approve a tool anyway. Every round trip has a deadline (`timeout`).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const pinStore = (
+  options?: { readonly prefix?: string | undefined; readonly timeout?: Duration.Input | undefined }
+): Effect.Effect<McpPinning.PinStore, never, Redis.Redis> => pinStore_.fromContext(options)

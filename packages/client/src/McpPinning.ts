@@ -20,10 +20,8 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
-import * as Schema from "effect/Schema"
 import * as stores from "./internal/pinning/stores.js"
 import type { McpPinStoreError, PinStore } from "./internal/pinning/model.js"
-import { TypeId } from "./McpError.js"
 
 export {
   /**
@@ -121,24 +119,9 @@ export const approve = (
 ): Effect.Effect<PinStatus | undefined, McpPinStoreError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => stores.approve(store, scope, name, now))
 
-/**
- * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
- * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`.
- *
- * @since 0.3.0
- * @category errors
- */
-export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
-  tool: Schema.String,
-  scope: Schema.String,
-  /** What changed, in short bounded lines. */
-  changes: Schema.Array(Schema.String)
-}) {
-  readonly [TypeId]: TypeId = TypeId
-
-  override get message(): string {
-    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
-      this.changes.join("; ")
-    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
-  }
-}
+export {
+  /**
+   * @since 0.3.0
+   */
+  McpToolQuarantinedError
+} from "./McpError.js"

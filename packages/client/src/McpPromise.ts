@@ -39,8 +39,10 @@ import * as bridge from "./internal/promise/run.js"
 import * as toolkits from "./internal/promise/toolkits.js"
 import * as client from "./internal/promise/client.js"
 import * as connect from "./internal/promise/connect.js"
+import * as discovery from "./internal/promise/discovery.js"
 import type * as LlmBridge from "./LlmBridge.js"
 import type * as McpClient from "./McpClient.js"
+import type * as McpDiscovery from "./McpDiscovery.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError } from "./McpError.js"
 import type { JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
@@ -313,6 +315,50 @@ export const toolkit = (
  * @category constructors
  */
 export const registry = (options?: LlmBridge.BridgeOptions): Promise<PromiseRegistry> => toolkits.registry(options)
+
+// -----------------------------------------------------------------------------
+// Server Cards
+// -----------------------------------------------------------------------------
+
+/**
+ * `McpDiscovery.catalog` on the runtime's `fetch`: the servers an origin lists
+ * (`/.well-known/ai-catalog.json`, or the earlier `/.well-known/mcp/catalog.json`); rejects with
+ * `McpDiscoveryError`.
+ *
+ * @since 0.3.0
+ * @category discovery
+ */
+export const discoverCatalog = (origin: string | URL, options?: SignalOptions): Promise<McpDiscovery.DiscoveredCatalog> =>
+  discovery.catalog(origin, options)
+
+/**
+ * `McpDiscovery.card` on the runtime's `fetch`: the Server Card at `url`.
+ *
+ * @since 0.3.0
+ * @category discovery
+ */
+export const discoverCard = (url: string | URL, options?: SignalOptions): Promise<McpDiscovery.ServerCard> =>
+  discovery.card(url, options)
+
+/**
+ * `McpDiscovery.endpointCard` on the runtime's `fetch`: the Server Card of an MCP endpoint (`<endpoint>/server-card`).
+ *
+ * @since 0.3.0
+ * @category discovery
+ */
+export const discoverEndpointCard = (endpoint: string | URL, options?: SignalOptions): Promise<McpDiscovery.ServerCard> =>
+  discovery.endpointCard(endpoint, options)
+
+/**
+ * `McpDiscovery.serverCard` on the runtime's `fetch`: the card of a catalog's entry (fetched, or given inline).
+ *
+ * @since 0.3.0
+ * @category discovery
+ */
+export const discoverServerCard = (
+  server: McpDiscovery.CatalogServer,
+  options?: SignalOptions
+): Promise<McpDiscovery.ServerCard> => discovery.serverCard(server, options)
 
 // -----------------------------------------------------------------------------
 // Failures

@@ -92,6 +92,20 @@ export * as McpToolSchema from "./McpToolSchema.js"
 export * as McpCodegen from "./McpCodegen.js"
 
 /**
+ * Tool pinning: each tool's definition pinned at first sight, a changed one held back until approved.
+ *
+ * @since 0.3.0
+ */
+export * as McpPinning from "./McpPinning.js"
+
+/**
+ * Server Cards: what a server is (name, version, remotes, revisions) before connecting; advisory only.
+ *
+ * @since 0.3.0
+ */
+export * as McpDiscovery from "./McpDiscovery.js"
+
+/**
  * Wire types of both protocol eras.
  *
  * @since 0.1.0
@@ -208,6 +222,10 @@ export {
    * @since 0.1.0
    */
   McpProbeStalledError,
+  /**
+   * @since 0.3.0
+   */
+  McpToolQuarantinedError,
   /**
    * @since 0.3.0
    */

@@ -23,6 +23,13 @@ export * as NodeMcpClient from "./NodeMcpClient.js"
 export * as NodeMcpAuth from "./NodeMcpAuth.js"
 
 /**
+ * Tool pinning's file store.
+ *
+ * @since 0.3.0
+ */
+export * as NodeMcpPinning from "./NodeMcpPinning.js"
+
+/**
  * Servers from the `mcpServers` configuration (Claude Desktop, Cursor, VS Code, ...).
  *
  * @since 0.1.0

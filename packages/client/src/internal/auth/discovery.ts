@@ -13,6 +13,7 @@ import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
 import { boundedFetch } from "./bounded.js"
 import { exchange } from "./budgets.js"
+import { isLoopback, isSecure } from "../secureUrl.js"
 
 /** @internal */
 export interface ResourceMetadata {
@@ -32,10 +33,8 @@ export interface Discovered {
   readonly resource: string
 }
 
-const isLoopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]"
-
 /** https, or plain http on a loopback host: what any URL the flow uses or hands a person must be. @internal */
-export const isSecure = (url: URL): boolean => url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url))
+export { isSecure } from "../secureUrl.js"
 
 /** `text` as a URL the flow may use (see `isSecure`), or why not. @internal */
 export const secureUrl = (text: string, what: string, step: "discovery" | "authorization" = "discovery") =>

@@ -7,7 +7,7 @@
  */
 import * as Option from "effect/Option"
 import type { Implementation } from "../../McpSchema.js"
-import { isSecure } from "../auth/discovery.js"
+import { isSecure } from "../secureUrl.js"
 import type { ServerCard } from "./schema.js"
 
 type Card = typeof ServerCard.Type

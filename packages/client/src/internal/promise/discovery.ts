@@ -10,7 +10,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as McpDiscovery from "../../McpDiscovery.js"
 import type { SignalOptions } from "../../McpPromise.js"
-import { runDetached, runSignalled } from "./bridge.js"
+import { runDetached, runSignalled } from "./run.js"
 
 const onFetch = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>, options?: SignalOptions) =>
   runSignalled(runDetached, Effect.provide(effect, FetchHttpClient.layer), options?.signal)
