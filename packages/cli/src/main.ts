@@ -13,12 +13,12 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as References from "effect/References"
-import { command } from "./internal/commands.js"
+import { command } from "./internal/commands/root.js"
 import { ExitCode } from "./internal/errors.js"
-import * as Help from "./internal/help.js"
-import { errorJson, wantsJson } from "./internal/output.js"
-import { visible } from "./internal/sanitize.js"
-import { CommandTail } from "./internal/session.js"
+import * as Help from "./internal/terminal/help.js"
+import { errorJson, wantsJson } from "./internal/terminal/print.js"
+import { visible } from "./internal/terminal/sanitize.js"
+import { CommandTail } from "./internal/session/connection.js"
 
 /** The command's version: its package's (`package.json`, the one source; the bundle carries it inline). */
 const cli = Command.runWith(command, { version: packageJson.version })

@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Terminal from "effect/Terminal"
-import * as urlElicit from "./urlElicit.js"
+import * as urlElicit from "./url.js"
 
 /** How many times a request is sent again after `-32042`. */
 export const MAX_ROUNDS = 3

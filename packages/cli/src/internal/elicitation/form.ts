@@ -10,8 +10,8 @@
 import * as Prompt from "effect/cli/Prompt"
 import { InputFulfiller } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
-import { visible } from "./sanitize.js"
-import * as urlElicit from "./urlElicit.js"
+import { visible } from "../terminal/sanitize.js"
+import * as urlElicit from "./url.js"
 
 type Json = Readonly<Record<string, unknown>>
 type Answer = string | number | boolean | ReadonlyArray<string>
