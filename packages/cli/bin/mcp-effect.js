@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 /** The oldest Node the bundle runs on: [major, minor]. */
 const NEEDED = [22, 19]
 
-/** Exit code 2, the command's code for a setup the user must fix (as for a bad command line). */
+/** Exit code 2: the command's code for what the user must fix (`ExitCode.usage` in src/internal/errors.ts). */
 const USAGE = 2
 
 const isNode = process.versions.bun === undefined && typeof globalThis.Deno === "undefined"

@@ -85,7 +85,7 @@ const withEnvironment = (
 
 /**
  * The configuration file to read: `--config`, else `./.mcp.json`, `./mcp.json`, then the editors' and desktop
- * apps' files (`discover.ts`), saying on stderr which one was used.
+ * apps' files (`config/discover.ts`), saying on stderr which one was used.
  */
 export const configPath = (config: Option.Option<string>): Effect.Effect<string, UsageError> =>
   Option.match(config, {
