@@ -14,8 +14,10 @@ import { blockText, distinctBlocks, indented } from "../terminal/content.js"
 import { print, printJson } from "../terminal/print.js"
 import { bounded } from "../terminal/sanitize.js"
 import { toolArguments } from "./arguments.js"
-import { EVERYTHING, keyValues, listTools } from "./common.js"
+import { EVERYTHING } from "./examples.js"
+import { keyValues } from "./flags.js"
 import { saveFirst } from "./save.js"
+import { listTools } from "./tools.js"
 
 export const call = Command.make(
   "call",

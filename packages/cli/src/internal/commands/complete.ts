@@ -11,7 +11,7 @@ import { withClient } from "../session/connection.js"
 import { shared } from "../session/options.js"
 import { print, printJson } from "../terminal/print.js"
 import { pairs } from "./arguments.js"
-import { keyValues } from "./common.js"
+import { keyValues } from "./flags.js"
 
 const referenceOf = (ref: string): CompletionReference =>
   ref.includes("://") || ref.includes("{")

@@ -9,7 +9,7 @@ import { shared } from "../session/options.js"
 import { blockText } from "../terminal/content.js"
 import { print, printJson } from "../terminal/print.js"
 import { pairs } from "./arguments.js"
-import { keyValues } from "./common.js"
+import { keyValues } from "./flags.js"
 
 export const prompt = Command.make("prompt", {
   ...shared,

@@ -7,7 +7,7 @@ import { whenCapable } from "../session/capability.js"
 import { withClient } from "../session/connection.js"
 import { shared } from "../session/options.js"
 import { print, printJson, table } from "../terminal/print.js"
-import { wide } from "./common.js"
+import { wide } from "./flags.js"
 
 export const resources = Command.make("resources", { ...shared, wide }, (options) =>
   withClient(options, (client) =>

@@ -5,7 +5,7 @@
 import * as Command from "effect/cli/Command"
 import { auth } from "./auth.js"
 import { call } from "./call.js"
-import { EVERYTHING } from "./common.js"
+import { EVERYTHING } from "./examples.js"
 import { complete } from "./complete.js"
 import { importServers } from "./import.js"
 import { info } from "./info.js"
