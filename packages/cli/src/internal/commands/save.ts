@@ -6,10 +6,7 @@ import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { writeFileAtomic } from "../files.js"
-
-type Record_ = Readonly<Record<string, unknown>>
-
-const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
+import { isRecord, type Record_ } from "../terminal/content.js"
 
 /** A file that `--out` could not be written to. */
 export class OutputError extends Data.TaggedError("OutputError")<{ readonly message: string }> {}

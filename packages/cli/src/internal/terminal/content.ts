@@ -4,9 +4,11 @@
  */
 import * as sanitize from "./sanitize.js"
 
-type Record_ = Readonly<Record<string, unknown>>
+/** A JSON object as a server sent it (a content block, resource contents, a schema). */
+export type Record_ = Readonly<Record<string, unknown>>
 
-const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Record_ =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const str = (value: unknown) => (typeof value === "string" ? value : "")
 

@@ -5,6 +5,7 @@
  */
 import * as Console from "effect/Console"
 import type * as Effect from "effect/Effect"
+import { isRecord, type Record_ } from "./content.js"
 import * as sanitize from "./sanitize.js"
 
 /** Pretty JSON on stdout (the `--json` output of every command), C1 and bidi controls escaped too. */
@@ -113,10 +114,6 @@ export const table = (
   }
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(render)].join("\n")
 }
-
-type Record_ = Readonly<Record<string, unknown>>
-
-const isRecord = (value: unknown): value is Record_ => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** An error's own fields as JSON (errors inside it as `{ tag, message }`), without its stack. */
 const fieldsOf = (error: object): Record_ =>
