@@ -2,7 +2,8 @@
  * `mcp-effect`: the command line. Everything after a bare `--` is a server command run over stdio.
  *
  * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry), 2 usage error
- * (command line or configuration), 3 client or connection error, 130 interrupted (Ctrl-C cancels the call).
+ * (command line or configuration; `bin/mcp-effect.js` also exits 2 on a Node older than 22.19), 3 client or
+ * connection error, 130 interrupted (Ctrl-C cancels the call).
  */
 import packageJson from "../package.json" with { type: "json" }
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -13,12 +14,12 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as References from "effect/References"
-import { command } from "./internal/commands.js"
+import { command } from "./internal/commands/root.js"
 import { ExitCode } from "./internal/errors.js"
-import * as Help from "./internal/help.js"
-import { errorJson, wantsJson } from "./internal/output.js"
-import { visible } from "./internal/sanitize.js"
-import { CommandTail } from "./internal/session.js"
+import * as Help from "./internal/terminal/help.js"
+import { errorJson, wantsJson } from "./internal/terminal/print.js"
+import { visible } from "./internal/terminal/sanitize.js"
+import { CommandTail } from "./internal/session/connection.js"
 
 /** The command's version: its package's (`package.json`, the one source; the bundle carries it inline). */
 const cli = Command.runWith(command, { version: packageJson.version })
@@ -46,7 +47,7 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
     Effect.as<number>(ExitCode.ok),
     Effect.provideService(CommandTail, tail),
     // Help and the parse errors are already printed by effect/cli. A command without a subcommand (`mcp-effect`,
-    // `mcp-effect auth`) shows its help: a ShowHelp without errors, a success as in Effect 3.
+    // `mcp-effect auth`) shows its help, a ShowHelp without errors: exit 0, since asking what there is is no error.
     Effect.catch((error): Effect.Effect<number> => {
       if (CliError.isCliError(error)) {
         return Effect.succeed(error._tag === "ShowHelp" && error.errors.length === 0 ? ExitCode.ok : ExitCode.usage)

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync, spawn } from "node:child_process"
 import { linkSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import * as auth from "../src/internal/auth.js"
+import * as auth from "../src/internal/session/auth.js"
 import { cleanup, namesIn, ran, temp } from "./fixtures/files.js"
 import { bin, type Ran } from "./fixtures/run.js"
 

@@ -91,7 +91,7 @@ describe("mcp-effect --help", () => {
       assert.strictEqual(version.code, 0)
       assert.strictEqual(version.stdout, `${packageVersion("cli")}\n`)
       assert.strictEqual(packageVersion("cli"), packageVersion("client"), "the packages are released together")
-      // A command without its subcommand shows its help (exit 0, as in Effect 3).
+      // A command without its subcommand shows its help: exit 0, since asking what there is is no error.
       for (const path of [[], ["auth"]]) {
         const help = yield* run(path)
         assert.strictEqual(help.code, 0, path.join(" "))

@@ -12,8 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "nod
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { command } from "../src/internal/commands.js"
-import { CommandTail } from "../src/internal/session.js"
+import { command } from "../src/internal/commands/root.js"
+import { CommandTail } from "../src/internal/session/connection.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/skills")
 const stdio = ["--stdio", `${process.execPath} ${script} --impl official`]

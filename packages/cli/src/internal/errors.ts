@@ -9,7 +9,10 @@ export const ExitCode = {
   ok: 0,
   /** The tool answered with `isError: true` (or `servers` found a broken entry). */
   toolError: 1,
-  /** Bad command line, unknown server name, malformed configuration. */
+  /**
+   * Bad command line, unknown server name, malformed configuration; and a Node older than 22.19, refused by
+   * `bin/mcp-effect.js` before this program loads (kept equal by hand: that file cannot import this one).
+   */
   usage: 2,
   /** The client failed: the server could not be started or reached, a protocol error, a timeout. */
   client: 3,

@@ -4,7 +4,7 @@
  * all (a new file of a random name created exclusively, then renamed over the target), and never go through a
  * symbolic link at the target: renaming replaces the name itself, so a hard link keeps what it had too.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"

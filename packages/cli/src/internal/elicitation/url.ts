@@ -10,9 +10,9 @@ import * as Prompt from "effect/cli/Prompt"
 import type { InputFulfiller } from "@mcp-effect/client"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { launchBrowser } from "./browser.js"
+import { launchBrowser } from "../browser.js"
 import type { Completions } from "./completions.js"
-import type { StatusLine, StyledPart } from "./status.js"
+import type { StatusLine, StyledPart } from "../terminal/statusLine.js"
 
 /** What a URL elicitation needs from the command: the terminal (if the user is at one), its stderr, its waits. */
 export interface Interaction {

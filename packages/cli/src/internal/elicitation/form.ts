@@ -3,15 +3,15 @@
  * number, boolean, enum), with the schema's defaults. An answer that breaks a rule of its field (format, length,
  * range, pattern: the library's `checkElicitField`, patterns on RE2) is refused at the prompt with the rule, and
  * asked again; a form that still breaks the schema is declined with a line naming each field and rule. Quitting
- * a prompt (Ctrl-C, Esc) cancels the elicitation; unless stdin and stdout are a terminal it is declined. What the server wrote (titles,
- * descriptions, choices, defaults) is shown with its controls made visible. A URL-mode elicitation goes to
- * `urlElicit.ts`.
+ * a prompt (Ctrl-C, Esc) cancels the elicitation; unless stdin and stdout are a terminal it is declined. What
+ * the server wrote (titles, descriptions, choices, defaults) is shown with its controls made visible. A
+ * URL-mode elicitation goes to `url.ts`.
  */
 import * as Prompt from "effect/cli/Prompt"
 import { InputFulfiller } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
-import { visible } from "./sanitize.js"
-import * as urlElicit from "./urlElicit.js"
+import { visible } from "../terminal/sanitize.js"
+import * as urlElicit from "./url.js"
 
 type Json = Readonly<Record<string, unknown>>
 type Answer = string | number | boolean | ReadonlyArray<string>

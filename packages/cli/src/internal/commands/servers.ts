@@ -5,17 +5,17 @@
  */
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { SomeServersFailed, UsageError } from "./errors.js"
-import * as inputs from "./inputs.js"
-import { shared } from "./options.js"
-import { print, printJson, table } from "./render.js"
-import { clientOptions, interaction, SERVER_GRACE, type SessionOptions } from "./session.js"
-import * as Status from "./status.js"
-import { configPath } from "./target.js"
+import { SomeServersFailed, UsageError } from "../errors.js"
+import * as inputs from "../config/inputs.js"
+import { shared } from "../session/options.js"
+import { print, printJson, table } from "../terminal/print.js"
+import { clientOptions, interaction, SERVER_GRACE, type SessionOptions } from "../session/connection.js"
+import * as Status from "../terminal/statusLine.js"
+import { configPath } from "../session/target.js"
 
 interface Row {
   readonly name: string

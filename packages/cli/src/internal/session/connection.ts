@@ -2,7 +2,8 @@
  * One command's connection: the server chosen on the command line, a client with the command's hooks
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
-import { McpClient, type McpConfig, McpTransport, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, McpTransport } from "@mcp-effect/client"
+import { type McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
@@ -18,16 +19,16 @@ import * as Scope from "effect/Scope"
 import { resolve as resolvePath } from "node:path"
 import { pathToFileURL } from "node:url"
 import * as auth from "./auth.js"
-import * as Completions from "./completions.js"
-import * as elicit from "./elicit.js"
-import * as inputs from "./inputs.js"
-import { type ConnectTimeoutError, connected } from "./output.js"
-import type { UsageError } from "./errors.js"
-import * as Status from "./status.js"
-import * as TaskStatus from "./taskStatus.js"
+import * as Completions from "../elicitation/completions.js"
+import * as elicit from "../elicitation/form.js"
+import * as inputs from "../config/inputs.js"
+import { type ConnectTimeoutError, connected } from "./connectTimeout.js"
+import type { UsageError } from "../errors.js"
+import * as Status from "../terminal/statusLine.js"
+import * as TaskStatus from "../terminal/taskStatus.js"
 import * as target from "./target.js"
-import type { Interaction } from "./urlElicit.js"
-import { retryingClient } from "./urlRequired.js"
+import type { Interaction } from "../elicitation/url.js"
+import { retryingClient } from "../elicitation/urlRequired.js"
 
 /** The words after `--` on the command line (a server command), if there was a `--`. */
 export class CommandTail extends Context.Service<CommandTail, ReadonlyArray<string> | undefined>()("mcp-effect/cli/CommandTail") {}
@@ -127,7 +128,7 @@ export const clientOptions = (
 /** The server of the command line. */
 export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail })).pipe(
-    // VS Code's inputs asked are those of the entry `--server` names (`inputs.ts`).
+    // VS Code's inputs asked are those of the entry `--server` names (`config/inputs.ts`).
     Effect.provideService(inputs.ChosenEntry, Option.getOrUndefined(options.server))
   )
 

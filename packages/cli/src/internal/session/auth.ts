@@ -7,9 +7,9 @@ import { McpAuth, McpSchema } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import { openBrowser } from "./browser.js"
-import { UsageError } from "./errors.js"
-import { CONFIG_LIMIT, lstatOf, readRegularText } from "./files.js"
+import { openBrowser } from "../browser.js"
+import { UsageError } from "../errors.js"
+import { CONFIG_LIMIT, lstatOf, readRegularText } from "../files.js"
 
 /** The default loopback port: fixed, so that a client registered with its redirect URL stays valid. */
 export const DEFAULT_CALLBACK_PORT = 33418

@@ -15,11 +15,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { existsSync } from "node:fs"
-import { candidates, shown } from "./discover.js"
-import { UsageError } from "./errors.js"
-import { asEnvironmentReferences } from "./importInputs.js"
-import { visible } from "./sanitize.js"
-import { CONFIG_LIMIT, type FileError, lstatOf, readRegularText, writeFileAtomic } from "./files.js"
+import { candidates, shown } from "../config/discover.js"
+import { UsageError } from "../errors.js"
+import { asEnvironmentReferences } from "../config/inputsAsEnvironment.js"
+import { visible } from "../terminal/sanitize.js"
+import { CONFIG_LIMIT, type FileError, lstatOf, readRegularText, writeFileAtomic } from "../files.js"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -67,7 +67,7 @@ const source = (from: Option.Option<string>, target: string): Effect.Effect<stri
     : Effect.succeed(found.path)
 }
 
-export const importCommand = Command.make(
+export const importServers = Command.make(
   "import",
   {
     from: Flag.String("from").pipe(

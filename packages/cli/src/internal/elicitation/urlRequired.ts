@@ -1,7 +1,7 @@
 /**
  * The legacy error `-32042` (URL elicitation required): the server refuses a request until the user has
  * done what one or more links ask (`error.data.elicitations`, each a URL elicitation with its id). Each link
- * is shown and, at a terminal, opened if the user agrees (see `urlElicit.ts`); then the command waits for
+ * is shown and, at a terminal, opened if the user agrees (see `url.ts`); then the command waits for
  * the server's completion of every one of them, or, at a terminal, for Enter, and sends the request again.
  * Not at a terminal nothing is opened: the command waits up to the request timeout for the completions
  * (the user may open the links by hand). At most `MAX_ROUNDS` such rounds; a declined or cancelled link,
@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Terminal from "effect/Terminal"
-import * as urlElicit from "./urlElicit.js"
+import * as urlElicit from "./url.js"
 
 /** How many times a request is sent again after `-32042`. */
 export const MAX_ROUNDS = 3

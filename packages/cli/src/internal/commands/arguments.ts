@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { JsonObject } from "@mcp-effect/client/McpSchema"
-import { UsageError } from "./errors.js"
+import { UsageError } from "../errors.js"
 
 type Json = Readonly<Record<string, unknown>>
 

@@ -4,14 +4,15 @@
  * chosen with `--server NAME`, or the only entry); and what a stdio server is given besides its entry's `env`:
  * `--env KEY=VALUE` and `--env-all`.
  */
-import { McpConfig, McpTransport } from "@mcp-effect/client"
+import { McpTransport } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Prompt from "effect/cli/Prompt"
-import { discover, shown } from "./discover.js"
-import * as inputs from "./inputs.js"
-import { UsageError } from "./errors.js"
+import { discover, shown } from "../config/discover.js"
+import * as inputs from "../config/inputs.js"
+import { UsageError } from "../errors.js"
 import { splitCommand } from "./shell.js"
 
 export interface TargetOptions {
@@ -84,7 +85,7 @@ const withEnvironment = (
 
 /**
  * The configuration file to read: `--config`, else `./.mcp.json`, `./mcp.json`, then the editors' and desktop
- * apps' files (`discover.ts`), saying on stderr which one was used.
+ * apps' files (`config/discover.ts`), saying on stderr which one was used.
  */
 export const configPath = (config: Option.Option<string>): Effect.Effect<string, UsageError> =>
   Option.match(config, {

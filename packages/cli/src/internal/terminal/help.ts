@@ -1,6 +1,6 @@
 /**
- * The help text: `effect/cli`'s formatter with this command's additions. `effect/cli` has no footer option
- * (Effect 3's `HelpDoc.p` footer): the formatter appends the exit codes to every help text, and describes
+ * The help text: `effect/cli`'s formatter with this command's additions. The exit codes belong in every help
+ * text (scripts branch on them) and `effect/cli` has no footer option, so the formatter appends them; it describes
  * what the built-in `--log-level` does here (the server's log messages). A command line that does not parse
  * gets its errors and a pointer to `--help` on stderr, not the whole help on stdout (which `--json` keeps for
  * results).
@@ -16,8 +16,8 @@ import * as Option from "effect/Option"
 /** The end of every help text. */
 export const FOOTER = [
   "EXIT CODES",
-  "  0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error;",
-  "  3 client or connection error; 130 interrupted (Ctrl-C cancels the call)."
+  "  0 success; 1 the tool returned isError (servers: an entry is broken); 2 usage or configuration error",
+  "  (or a Node older than 22.19); 3 client or connection error; 130 interrupted (Ctrl-C cancels the call)."
 ].join("\n")
 
 const LOG_LEVEL = "show the server's log messages at this level and above on stderr (default: none)"
@@ -47,7 +47,7 @@ const presenter = (colors: { readonly stdout: boolean; readonly stderr: boolean 
         case "Help":
           return Console.log(out.formatHelpDoc(event.helpDoc))
         case "Version":
-          // The bare version, as Effect 3 printed it (scripts read it).
+          // The bare version, nothing around it: scripts read it.
           return Console.log(event.version)
         case "InvalidInvocation":
           return Console.error(

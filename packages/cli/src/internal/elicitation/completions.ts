@@ -11,7 +11,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { StatusLine } from "./status.js"
+import type { StatusLine } from "../terminal/statusLine.js"
 
 export const COMPLETE = "notifications/elicitation/complete"
 

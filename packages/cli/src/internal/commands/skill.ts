@@ -1,9 +1,8 @@
 /**
- * `skills` (the server's Agent Skills) and `skill NAME [--out DIR] [--force]` (one skill's verified `SKILL.md`, or
- * the whole verified skill written as a folder, all or nothing, never outside it: see `skillFiles.ts` for what is
- * refused, `files.ts` for how it is written).
+ * `skill NAME [--out DIR] [--force]`: one skill's verified `SKILL.md`, or the whole verified skill written as a
+ * folder, all or nothing, never outside it (see `skillFiles.ts` for what is refused, `files.ts` for how it is
+ * written).
  */
-import { McpSkills } from "@mcp-effect/client"
 import type { McpClient } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
@@ -11,27 +10,12 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { UsageError } from "./errors.js"
-import { type FileError, folderTarget, writeFolder } from "./files.js"
-import { shared } from "./options.js"
-import { print, printJson, table } from "./render.js"
-import { withClient } from "./session.js"
-import { readSkill } from "./skillFiles.js"
-
-const fileCount = (skill: McpSkills.Skill) =>
-  skill.resources === "dynamic" ? "dynamic" : String(skill.resources.length)
-
-/** `skills`: every skill the server lists (no file is read). */
-export const skills = Command.make("skills", shared, (options) =>
-  withClient(options, (client) =>
-    Effect.gen(function*() {
-      const list = yield* client.listSkills()
-      if (options.json) return yield* printJson(list)
-      yield* print(table(
-        ["NAME", "FILES", "URI", "DESCRIPTION"],
-        list.map((skill) => [skill.name, fileCount(skill), skill.uri, skill.description])
-      ))
-    }))).pipe(Command.withDescription("the server's Agent Skills (io.modelcontextprotocol/skills): name, files, description"))
+import { UsageError } from "../errors.js"
+import { type FileError, folderTarget, writeFolder } from "../files.js"
+import { withClient } from "../session/connection.js"
+import { shared } from "../session/options.js"
+import { print, printJson } from "../terminal/print.js"
+import { readSkill } from "../skillFiles.js"
 
 /** A skill listing the client refused (an `InvalidSkill` diagnostic): the URI it names, when it names one. */
 const refusedUri = (reason: string): string | undefined => /^(\S+:\/\/\S*\/SKILL\.md): /.exec(reason)?.[1]

@@ -6,10 +6,10 @@ import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as auth from "./auth.js"
-import { UsageError } from "./errors.js"
-import { shared } from "./options.js"
-import { entryOf, withClient } from "./session.js"
+import * as SignIn from "../session/auth.js"
+import { UsageError } from "../errors.js"
+import { shared } from "../session/options.js"
+import { entryOf, withClient } from "../session/connection.js"
 
 const login = Command.make("login", shared, (options) =>
   Effect.gen(function*() {
@@ -18,8 +18,8 @@ const login = Command.make("login", shared, (options) =>
       return yield* new UsageError({ message: "auth login is for a Streamable HTTP server: give --url URL (or a url entry)" })
     }
     yield* withClient(options, (client) => client.info)
-    const file = auth.tokenFile()
-    const stored = yield* auth.hasStored(entry.url, file)
+    const file = SignIn.tokenFile()
+    const stored = yield* SignIn.hasStored(entry.url, file)
     yield* Console.log(
       stored ? `signed in to ${entry.url} (tokens kept in ${file})` : `${entry.url} did not ask for a sign-in`
     )
@@ -31,8 +31,8 @@ const logout = Command.make(
   (options) =>
     Effect.gen(function*() {
       const url = Option.getOrUndefined(options.url)
-      const file = auth.tokenFile()
-      const removed = yield* auth.logout(url, file)
+      const file = SignIn.tokenFile()
+      const removed = yield* SignIn.logout(url, file)
       const what = url === undefined ? "every server" : url
       yield* Console.log(
         removed === 0 ? `no stored sign-in for ${what}` : `signed out of ${what} (${removed} removed from ${file})`
@@ -41,7 +41,7 @@ const logout = Command.make(
 ).pipe(Command.withDescription("forget the stored sign-in of a --url server (or of every server)"))
 
 /** `auth login`, `auth logout`. */
-export const authCommand = Command.make("auth").pipe(
+export const auth = Command.make("auth").pipe(
   Command.withDescription("sign in to servers that ask for it, or forget their stored tokens"),
   Command.withSubcommands([login, logout])
 )

@@ -11,7 +11,7 @@ import { McpSchema } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { StatusLine } from "./status.js"
+import type { StatusLine } from "./statusLine.js"
 
 /** How many tasks' statuses are kept while the call's own task is not named yet. */
 const KEPT = 16

@@ -1,10 +1,11 @@
 /**
- * Human-readable output: aligned tables, content blocks as text, and JSON for `--json`. Everything goes to
- * stdout through `print` or `printJson`, which show a server's control characters instead of sending them
- * to the terminal (see `sanitize.ts`).
+ * What the command writes on stdout: lines of text, aligned tables, and JSON for `--json` (a failure too, as
+ * `{ "error": ... }`). Everything goes through `print`, `printJson` or `errorJson`, which show a server's
+ * control characters instead of sending them to the terminal (see `sanitize.ts`).
  */
 import * as Console from "effect/Console"
 import type * as Effect from "effect/Effect"
+import { isRecord, type Record_ } from "./content.js"
 import * as sanitize from "./sanitize.js"
 
 /** Pretty JSON on stdout (the `--json` output of every command), C1 and bidi controls escaped too. */
@@ -114,48 +115,29 @@ export const table = (
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(render)].join("\n")
 }
 
-type Block = Readonly<Record<string, unknown>>
+/** An error's own fields as JSON (errors inside it as `{ tag, message }`), without its stack. */
+const fieldsOf = (error: object): Record_ =>
+  Object.fromEntries(
+    Object.entries(error)
+      .filter(([key]) => key !== "_tag" && key !== "stack" && key !== "message")
+      .map(([key, value]) => [key, value instanceof Error ? { tag: tagOf(value), message: value.message } : value])
+  )
 
-const str = (value: unknown) => (typeof value === "string" ? value : "")
+const tagOf = (error: unknown): string =>
+  isRecord(error) && typeof error["_tag"] === "string" ? error["_tag"] : error instanceof Error ? error.name : "Error"
 
-/** One content block (tool result, prompt message, resource contents) as text. */
-export const blockText = (block: Block): string => {
-  switch (block["type"]) {
-    case "text":
-      return str(block["text"])
-    case "image":
-    case "audio":
-      return `[${String(block["type"])} ${str(block["mimeType"])}, ${Math.floor((str(block["data"]).length * 3) / 4)} bytes]`
-    case "resource_link":
-      return `[link ${str(block["uri"])}${block["name"] === undefined ? "" : ` (${str(block["name"])})`}]`
-    case "resource": {
-      const resource = (block["resource"] ?? {}) as Block
-      return contentsText(resource)
-    }
-    default:
-      return sanitize.json(block)
+/** `{ "error": { "tag", "message", ...fields } }`: what `--json` prints on stdout for a failed command. */
+export const errorJson = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const fields = typeof error === "object" && error !== null ? fieldsOf(error) : {}
+  let text: string
+  try {
+    text = JSON.stringify({ error: { tag: tagOf(error), message, ...fields } }, null, 2)
+  } catch {
+    text = JSON.stringify({ error: { tag: tagOf(error), message } }, null, 2)
   }
+  return sanitize.jsonText(text)
 }
 
-/** The contents of a resource: its text, or a note of its blob. */
-export const contentsText = (contents: Block): string =>
-  typeof contents["text"] === "string"
-    ? contents["text"]
-    : `[blob ${str(contents["uri"])} ${str(contents["mimeType"])}, ${Math.floor((str(contents["blob"]).length * 3) / 4)} bytes]`
-
-/** The short flags of a tool's annotations: ro (read-only), destructive, idempotent, open-world. */
-export const annotationFlags = (annotations: Block | undefined): string => {
-  if (annotations === undefined) return ""
-  const flags: Array<string> = []
-  if (annotations["readOnlyHint"] === true) flags.push("read-only")
-  if (annotations["destructiveHint"] === true) flags.push("destructive")
-  if (annotations["destructiveHint"] === false && annotations["readOnlyHint"] !== true) flags.push("non-destructive")
-  if (annotations["idempotentHint"] === true) flags.push("idempotent")
-  if (annotations["openWorldHint"] === true) flags.push("open-world")
-  if (annotations["openWorldHint"] === false) flags.push("closed-world")
-  return flags.join(",")
-}
-
-/** A JSON value indented under a label. */
-export const indented = (label: string, value: unknown): string =>
-  `  ${label}:\n${sanitize.json(value, 2).split("\n").map((l) => `    ${l}`).join("\n")}`
+/** Whether the command line asks for JSON (`--json` before a bare `--`). */
+export const wantsJson = (args: ReadonlyArray<string>): boolean => args.includes("--json")

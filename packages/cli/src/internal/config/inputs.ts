@@ -6,12 +6,13 @@
  * malformed, naming the input. Esc (or Ctrl-D) at a prompt stops the asking: the inputs not yet answered stay
  * without a value, and the command's output starts a line of its own.
  */
-import { McpConfig, McpSchema } from "@mcp-effect/client"
+import { McpSchema } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { CONFIG_LIMIT, readRegularText } from "./files.js"
+import { CONFIG_LIMIT, readRegularText } from "../files.js"
 
 /** The entry the command line names (`--server NAME`); unset, the configuration's only entry is the one used. */
 export const ChosenEntry = Context.Reference<string | undefined>("mcp-effect/cli/inputs/ChosenEntry", {
