@@ -318,9 +318,9 @@ export type CallResultOf<O> = O extends { readonly schema: Schema.Decoder<unknow
  * @since 0.3.0
  * @category models
  */
-export type CallErrorOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ?
-  McpClientError | McpToolResultError
-  : McpClientError
+export type CallErrorOf<O> =
+  | McpClientError
+  | (O extends { readonly schema: Schema.Decoder<unknown, unknown> } ? McpToolResultError : never)
 
 /**
  * The services a call with options `O` needs: its schema's decoding services.

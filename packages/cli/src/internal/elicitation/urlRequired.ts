@@ -7,7 +7,7 @@
  * (the user may open the links by hand). At most `MAX_ROUNDS` such rounds; a declined or cancelled link,
  * Ctrl-C, or a wait that ends without the completions gives the server's error.
  */
-import { type McpClient, type McpClientError, type McpProtocolError, McpSchema } from "@mcp-effect/client"
+import { type McpClient, McpProtocolError, McpSchema } from "@mcp-effect/client"
 import type * as Prompt from "effect/cli/Prompt"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -28,8 +28,8 @@ interface Required extends urlElicit.UrlElicitation {
   readonly elicitationId: string
 }
 
-const isUrlRequired = (error: McpClientError): error is McpProtocolError =>
-  error._tag === "McpProtocolError" && error.code === McpSchema.ErrorCode.UrlElicitationRequired
+const isUrlRequired = (error: unknown): error is McpProtocolError =>
+  error instanceof McpProtocolError && error.code === McpSchema.ErrorCode.UrlElicitationRequired
 
 /** The URL elicitations of the error's data; malformed entries are left out. */
 export const requiredOf = (data: unknown): ReadonlyArray<Required> => {
@@ -109,16 +109,16 @@ const round = (interaction: urlElicit.Interaction, error: McpProtocolError): Eff
 
 /** The request, sent again after each `-32042` whose links were done, up to `MAX_ROUNDS` times. */
 export const retrying = (interaction: urlElicit.Interaction) =>
-<A>(request: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError> => {
-  const attempt = (rounds: number): Effect.Effect<A, McpClientError> =>
-    request.pipe(Effect.catchIf(isUrlRequired, (error) =>
-      rounds >= MAX_ROUNDS
-        ? Effect.fail(error)
-        : Effect.flatMap(round(interaction, error), (done) => {
-          if (!done) return Effect.fail(error)
-          interaction.status.line("mcp-effect: sending the request again")
-          return attempt(rounds + 1)
-        })))
+<A, E, R>(request: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const attempt = (rounds: number): Effect.Effect<A, E, R> =>
+    request.pipe(Effect.catch((error) => {
+      if (!isUrlRequired(error) || rounds >= MAX_ROUNDS) return Effect.fail(error)
+      return Effect.flatMap(round(interaction, error), (done) => {
+        if (!done) return Effect.fail(error)
+        interaction.status.line("mcp-effect: sending the request again")
+        return attempt(rounds + 1)
+      })
+    }))
   return attempt(0)
 }
 

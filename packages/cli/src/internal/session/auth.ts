@@ -3,7 +3,8 @@
  * redirect receiver on 127.0.0.1 (started only when a sign-in is needed, closed right after), the browser,
  * and the token file in the user's configuration directory; `auth logout` removes stored sign-ins.
  */
-import { McpAuth, McpSchema } from "@mcp-effect/client"
+import { type McpAuth, McpSchema } from "@mcp-effect/client"
+import { NodeMcpAuth } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -38,7 +39,7 @@ export const authOptions = (callbackPort: number): McpAuth.AuthOptions => ({
   clientName: CLIENT_NAME,
   redirectUrl: `http://127.0.0.1:${callbackPort}/callback`,
   onAuthorize: async (authorizationUrl: URL) => {
-    const receiver = await McpAuth.loopbackReceiver({ port: callbackPort, open: announce }).catch((error: unknown) => {
+    const receiver = await NodeMcpAuth.loopbackReceiver({ port: callbackPort, open: announce }).catch((error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error)
       throw new Error(`cannot receive the sign-in redirect on 127.0.0.1:${callbackPort} (${reason}); choose another port with --callback-port`)
     })
@@ -94,7 +95,7 @@ export const hasStored = (url: string, file: string = tokenFile()): Effect.Effec
 export const logout = (url: string | undefined, file: string = tokenFile()): Effect.Effect<number, UsageError> =>
   Effect.gen(function*() {
     const href = url === undefined ? undefined : yield* normalizeUrl(url)
-    return yield* McpAuth.forgetStored(file, href).pipe(
+    return yield* NodeMcpAuth.forgetStored(file, href).pipe(
       Effect.mapError((error) => new UsageError({ message: `cannot change ${file}: ${error.message}` }))
     )
   })
