@@ -2,7 +2,7 @@
  * Connect to @modelcontextprotocol/server-everything over stdio with the Promise API: era, tools, one call.
  * Run: npm run run -w scratchpad -- everything.ts
  */
-import { connectStdio } from "@mcp-effect/client"
+import { connectStdio } from "@mcp-effect/client/node"
 import { createRequire } from "node:module"
 
 const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")

@@ -5,7 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { connectStdio } from "@mcp-effect/client"
+import { connectStdio } from "@mcp-effect/client/node"
 import { createRequire } from "node:module"
 
 const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")

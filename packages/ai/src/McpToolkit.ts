@@ -4,7 +4,7 @@
  *
  * ```ts
  * import { McpToolkit } from "@mcp-effect/ai"
- * import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+ * import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
  * import { Effect } from "effect"
  * import { LanguageModel } from "effect/ai"
  *

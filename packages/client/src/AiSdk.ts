@@ -19,7 +19,7 @@
  */
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from "ai"
 import type { ErrorKind, ToolResult } from "./LlmBridge.js"
-import type { PromiseBridge } from "./LlmPromise.js"
+import type { PromiseBridge } from "./McpPromise.js"
 
 /**
  * What `mcpToolsForAiSdk` needs: a Promise client (`connectStdio`, `connectHttp`) or a Promise bridge

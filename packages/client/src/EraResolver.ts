@@ -16,7 +16,8 @@
  *   goes straight to `initialize`, without probing again; if the restarted server also dies, or does not
  *   answer `initialize`, that failure is raised. Turn this off with `restartOnProbeExit: false`.
  *
- * Over Streamable HTTP (`transportKind: "http"`, CLIENT.md §2.5) the signals are HTTP ones:
+ * Over Streamable HTTP (`transportKind: "http"`; the 2026-07-28 specification, Transports, backwards
+ * compatibility) the signals are HTTP ones:
  *
  * - Legacy only on a 4xx without a recognised modern error body (`McpTransportError` with a 4xx `status`, or
  *   a JSON-RPC error that is not modern, e.g. the `-32000` "Bad Request" of a sessionful legacy server), or a
@@ -37,8 +38,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/eraResolver.js"
-import type { RequestError } from "./internal/transport/peer.js"
-import type { McpClientError } from "./McpError.js"
+import type { McpClientError, McpRequestError } from "./McpError.js"
 import type { Implementation, JsonObject, ServerCapabilities } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
 
@@ -82,7 +82,7 @@ export interface ProbeContext {
       readonly limit: "request" | "probe"
       readonly cancellable: boolean
     }
-  ) => Effect.Effect<unknown, RequestError>
+  ) => Effect.Effect<unknown, McpRequestError>
   readonly notify: (
     method: string,
     params: JsonObject | undefined,

@@ -16,13 +16,13 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/inputFulfiller.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { ClientCapabilities, JsonObject } from "./McpSchema.js"
 import type { Era } from "./McpTransport.js"
+import { InputRefused } from "./InputFulfillerError.js"
 
 // -----------------------------------------------------------------------------
 // Hook types
@@ -160,19 +160,12 @@ export interface InputHooks {
 // Service
 // -----------------------------------------------------------------------------
 
-/**
- * Why an input request was refused. `abandon` means the protocol has no refusal to send (a modern sampling
- * request), so the call that needed the input must end.
- *
- * @since 0.1.0
- * @category errors
- */
-export class InputRefused extends Data.TaggedError("InputRefused")<{
-  readonly method: string
-  readonly code: number
-  readonly message: string
-  readonly abandon: boolean
-}> {}
+export {
+  /**
+   * @since 0.1.0
+   */
+  InputRefused
+} from "./InputFulfillerError.js"
 
 /**
  * @since 0.1.0

@@ -80,7 +80,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as internal from "./internal/llm/bridge.js"
-import { describeClientError, renderResult } from "./internal/llm/content.js"
+import * as clientBridge from "./internal/llm/client.js"
+import { renderResult } from "./internal/llm/content.js"
 import * as names from "./internal/llm/names.js"
 import * as schemas from "./internal/llm/schema.js"
 import * as McpClient from "./McpClient.js"
@@ -347,32 +348,8 @@ export const fromSourceEffect = <E>(source: ToolSource<E>, options: BridgeOption
  * @since 0.1.0
  * @category constructors
  */
-export const clientSource = (
-  client: McpClient.Service,
-  options: ClientBridgeOptions = {}
-): ToolSource<McpClientError> => {
-  const render = { maxResourceText: options.maxResourceText }
-  const callOptions = (toolCallId: string): McpClient.CallOptions => ({
-    toolCallId,
-    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    ...(options.overallTimeout === undefined ? {} : { overallTimeout: options.overallTimeout }),
-    ...(options.meta === undefined ? {} : { meta: options.meta })
-  })
-  return {
-    list: (listOptions) => client.listTools(listOptions?.refresh === true ? { refresh: true } : undefined),
-    invoke: (name, args, context) =>
-      client.callTool(name, args, callOptions(context.toolCallId)).pipe(
-        Effect.map((result): ToolOutcome => ({
-          content: renderResult(result, render),
-          isError: result.isError === true,
-          result
-        })),
-        Effect.catch((error) =>
-          Effect.succeed<ToolOutcome>({ content: describeClientError(name, error), isError: true, failure: error })
-        )
-      )
-  }
-}
+export const clientSource: (client: McpClient.Service, options?: ClientBridgeOptions) => ToolSource<McpClientError> =
+  clientBridge.clientSource
 
 /**
  * A bridge over a client.
@@ -380,8 +357,8 @@ export const clientSource = (
  * @since 0.1.0
  * @category constructors
  */
-export const fromClient = (client: McpClient.Service, options: ClientBridgeOptions = {}): Bridge<McpClientError> =>
-  fromSource(clientSource(client, options), options)
+export const fromClient: (client: McpClient.Service, options?: ClientBridgeOptions) => Bridge<McpClientError> =
+  clientBridge.fromClient
 
 /**
  * A bridge over the `McpClient` in context, scheduled by the `ToolScheduler` in context (or the default).

@@ -32,8 +32,14 @@
  * Tokens go only to the server they were issued for, never in a URL, and never appear in errors or logs: the
  * credentials the client holds are redacted from what servers say in errors.
  *
+ * The token file (`tokenFile`, `layerFileStore`) and the loopback redirect receiver need Node: they are
+ * `NodeMcpAuth`'s, in `@mcp-effect/client/node`. Anywhere else tokens stay in memory unless a `TokenStore` is
+ * provided.
+ *
  * ```ts
- * const receiver = await McpAuth.loopbackReceiver({ open: (url) => openBrowser(url) })
+ * import { connectHttp, NodeMcpAuth } from "@mcp-effect/client/node"
+ *
+ * const receiver = await NodeMcpAuth.loopbackReceiver({ open: (url) => openBrowser(url) })
  * const client = await connectHttp({
  *   url: "https://example.com/mcp",
  *   auth: { clientName: "my app", redirectUrl: receiver.redirectUrl, onAuthorize: receiver.onAuthorize }
@@ -47,11 +53,10 @@ import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
 import type { Engine } from "./internal/auth/engine.js"
-import type * as loopback from "./internal/auth/loopback.js"
 import type { AuthOptions } from "./internal/auth/options.js"
-import * as store from "./internal/auth/store.js"
+import * as keyValueStore from "./internal/auth/keyValueStore.js"
+import * as store from "./internal/auth/tokens.js"
 import { McpAuthError } from "./McpAuthError.js"
 import { McpTransportError } from "./McpError.js"
 import * as McpTransport from "./McpTransport.js"
@@ -64,15 +69,15 @@ export type {
   JwtBearer,
   PreRegisteredClient
 } from "./internal/auth/options.js"
-export type { LoopbackOptions, LoopbackReceiver } from "./internal/auth/loopback.js"
-export type { StoredClient, StoredEntry, StoredTokens } from "./internal/auth/store.js"
+export type { StoredClient, StoredEntry, StoredTokens } from "./internal/auth/tokens.js"
+export type { WebStorage } from "./internal/auth/keyValueStore.js"
 export { AuthStep, McpAuthError } from "./McpAuthError.js"
 
 /**
  * Where tokens and client registrations are kept, one entry per MCP server and authorization server.
  *
  * @since 0.1.0
- * @category tags
+ * @category services
  */
 export class TokenStore extends Context.Service<TokenStore, store.Store>()("@mcp-effect/client/McpAuth/TokenStore") {}
 
@@ -85,35 +90,6 @@ export class TokenStore extends Context.Service<TokenStore, store.Store>()("@mcp
 export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, () => TokenStore.of(store.memory()))
 
 /**
- * Tokens in a JSON file, created with mode 0600. Programs may share it: each save is locked across processes
- * (`<file>.lock`) and changes only its own entry; an unreadable file is kept aside as `<file>.corrupt-<time>`.
- * Only a regular file of at most 1 MiB is read: anything else there (a FIFO, a device, a huge file) is left as
- * it is, and the authorization fails with an `McpAuthError` naming it.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerFileStore = (path: string): Layer.Layer<TokenStore> =>
-  Layer.sync(TokenStore, () => TokenStore.of(store.file(path)))
-
-/**
- * Remove the stored sign-ins of one MCP server (its URL as the client was given it), or of every server, from
- * a token file of `layerFileStore` / `tokenFile`: under the file's lock, as saves take it, so that a sign-in
- * saved meanwhile by another program is kept. The number of entries removed.
- *
- * @since 0.1.0
- * @category utils
- */
-export const forgetStored = (tokenFile: string, server?: string | undefined): Effect.Effect<number, Error> =>
-  Effect.flatMap(
-    Effect.try({
-      try: () => server === undefined ? undefined : new URL(server).href,
-      catch: () => new Error(`not a URL: ${JSON.stringify(server)}`)
-    }),
-    (href) => store.removeFromFile(tokenFile, href)
-  )
-
-/**
  * @since 0.1.0
  * @category models
  */
@@ -124,16 +100,13 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
 export class McpAuth extends Context.Service<McpAuth, Service>()("@mcp-effect/client/McpAuth") {}
 
-// The OAuth engine (oauth4webapi and a dozen modules) and the loopback receiver (node:http, whose ESM facade
-// loads Node's bundled undici, http2, tls and zlib) are loaded on first use: most programs never authorize.
+// The OAuth engine (oauth4webapi and a dozen modules) is loaded on first use: most programs never authorize.
 let engineModule: Promise<typeof import("./internal/auth/engine.js")> | undefined
 const loadEngine = () => (engineModule ??= import("./internal/auth/engine.js"))
-let loopbackModule: Promise<typeof import("./internal/auth/loopback.js")> | undefined
-const loadLoopback = () => (loopbackModule ??= import("./internal/auth/loopback.js"))
 
 /** The transport's view of one server's OAuth engine. */
 const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
@@ -152,7 +125,24 @@ const authorizerOf = (auth: Engine): McpTransport.HttpAuthorizer => ({
 })
 
 /**
- * The authorization service. Uses the `TokenStore` if one is provided, else `tokenFile`, else memory.
+ * A store that refuses to be used: `tokenFile` was given where nothing reads files. Failing names the fix,
+ * rather than keeping the tokens in memory while the caller believes they are saved.
+ */
+const noFileStore = (tokenFile: string): store.Store => {
+  const refused = new McpAuthError({
+    step: "discovery",
+    detail: `tokenFile (${tokenFile}) is read and written by the Node entry point: use connectHttp or ` +
+      `NodeMcpClient.layerHttp from "@mcp-effect/client/node", or provide NodeMcpAuth.layerFileStore(path) ` +
+      `(or any TokenStore)`
+  })
+  return { load: () => Effect.fail(refused), save: () => Effect.void }
+}
+
+/**
+ * The authorization service. Uses the `TokenStore` if one is provided, else `tokenStorage` (a page's
+ * `localStorage`), else memory. `tokenFile` needs a
+ * `TokenStore` that reads it (`NodeMcpAuth.layerFileStore`, which `NodeMcpClient.layerHttp` and the Node
+ * `connectHttp` provide): without one, the authorization fails with an `McpAuthError` saying so.
  *
  * @since 0.1.0
  * @category layers
@@ -163,7 +153,12 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
     Effect.map(Effect.serviceOption(TokenStore), (provided) => {
       const tokens = Option.getOrElse(
         provided,
-        () => options.tokenFile === undefined ? store.memory() : store.file(options.tokenFile)
+        () =>
+          options.tokenStorage !== undefined
+            ? keyValueStore.fromWebStorage(options.tokenStorage)
+            : options.tokenFile === undefined
+            ? store.memory()
+            : noFileStore(options.tokenFile)
       )
       return McpAuth.of({
         forServer: (url) =>
@@ -204,24 +199,3 @@ export const authErrorOf = (error: unknown): McpAuthError | undefined => {
   if (error instanceof McpTransportError && error.cause instanceof McpAuthError) return error.cause
   return undefined
 }
-
-/**
- * Start a loopback redirect receiver on 127.0.0.1: its `redirectUrl` and `onAuthorize` go straight into the
- * options; `close()` when done.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const loopbackReceiver = (options?: loopback.LoopbackOptions): Promise<loopback.LoopbackReceiver> =>
-  loadLoopback().then((module) => module.start(options))
-
-/**
- * The loopback receiver as a scoped resource.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const loopbackReceiverScoped = (
-  options?: loopback.LoopbackOptions
-): Effect.Effect<loopback.LoopbackReceiver, never, Scope.Scope> =>
-  Effect.acquireRelease(Effect.promise(() => loopbackReceiver(options)), (receiver) => Effect.promise(receiver.close))

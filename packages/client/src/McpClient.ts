@@ -24,19 +24,21 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as EraResolver from "./EraResolver.js"
 import * as InputFulfiller from "./InputFulfiller.js"
-import type * as McpAuth from "./McpAuth.js"
+import * as McpAuth from "./McpAuth.js"
 import * as internal from "./internal/client/client.js"
 import * as Telemetry from "./internal/telemetry.js"
 import type * as Tasks from "./internal/tasks.js"
 import * as clientContext from "./internal/client/context.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
-import type { McpClientError } from "./McpError.js"
+import type { McpClientError, McpToolResultError } from "./McpError.js"
 import type {
   CallToolResult,
   CompleteResult,
@@ -55,7 +57,7 @@ import type {
   Tool
 } from "./McpSchema.js"
 import type * as McpSkills from "./McpSkills.js"
-import type * as McpTransport from "./McpTransport.js"
+import * as McpTransport from "./McpTransport.js"
 import * as ResultCache from "./ResultCache.js"
 
 // -----------------------------------------------------------------------------
@@ -272,6 +274,56 @@ export interface CallOptions {
 }
 
 /**
+ * Options of a typed call: `CallOptions` and the `schema` of the answer's `structuredContent`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface TypedCallOptions<A, R = never> extends CallOptions {
+  /** What the answer's `structuredContent` decodes to (e.g. a schema made from the tool's `outputSchema`). */
+  readonly schema: Schema.Decoder<A, R>
+}
+
+/**
+ * The options of any call: untyped (`CallOptions`) or typed (`TypedCallOptions`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface AnyCallOptions extends CallOptions {
+  readonly schema?: Schema.Decoder<unknown, unknown> | undefined
+}
+
+/**
+ * What a call with options `O` gives: the schema's type when `O` has a `schema`, else the `CallToolResult`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallResultOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ? O["schema"]["Type"]
+  : CallToolResult
+
+/**
+ * What a call with options `O` can fail with: `McpToolResultError` too when it is typed.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallErrorOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ?
+  McpClientError | McpToolResultError
+  : McpClientError
+
+/**
+ * The services a call with options `O` needs: its schema's decoding services.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallServicesOf<O> = O extends { readonly schema: Schema.Decoder<unknown, unknown> } ?
+  O["schema"]["DecodingServices"]
+  : never
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -314,11 +366,16 @@ export interface Service {
   readonly serverCapabilities: Effect.Effect<ServerCapabilities, McpClientError>
   readonly instructions: Effect.Effect<string | undefined, McpClientError>
   readonly listTools: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Tool>, McpClientError>
-  readonly callTool: (
+  /**
+   * Call a tool. With `options.schema`, the answer's `structuredContent` decoded with it (the schema's `Type`,
+   * its decoding services in `R`), or `McpToolResultError` saying why not (the tool answered an error, sent no
+   * `structuredContent`, or one that does not decode, with the path).
+   */
+  readonly callTool: <O extends AnyCallOptions = CallOptions>(
     name: string,
     args?: JsonObject,
-    options?: CallOptions
-  ) => Effect.Effect<CallToolResult, McpClientError>
+    options?: O
+  ) => Effect.Effect<CallResultOf<O>, CallErrorOf<O>, CallServicesOf<O>>
   readonly listPrompts: (options?: ListOptions) => Effect.Effect<ReadonlyArray<Prompt>, McpClientError>
   readonly getPrompt: (
     name: string,
@@ -444,15 +501,7 @@ export const layer = (options: ClientOptions = {}): Layer.Layer<McpClient, McpCl
   )
 
 /**
- * The client with default options over the transport in context.
- *
- * @since 0.1.0
- * @category layers
- */
-export const McpClientLive: Layer.Layer<McpClient, McpClientError, McpTransport.McpTransport> = layer()
-
-/**
- * Options of `NodeMcpClient.layerHttp`/`connectHttp`: the server's URL and the client's behaviour.
+ * Options of `layerHttp`/`connectHttp`: the server's URL and the client's behaviour.
  *
  * @since 0.1.0
  * @category models
@@ -461,6 +510,26 @@ export interface HttpClientOptions extends ClientOptions, McpTransport.HttpOptio
   /** OAuth authorization (see `McpAuth`): the transport's `authorizer` is then McpAuth's. */
   readonly auth?: McpAuth.AuthOptions | undefined
 }
+
+/**
+ * A client of a Streamable HTTP server (either era) on the `HttpClient` in context, on any runtime: a browser,
+ * a Worker, Bun or Deno give it `FetchHttpClient.layer` (from `effect/http/FetchHttpClient`). With `auth`,
+ * through `McpAuth` (tokens in the `TokenStore` provided, else in memory). On Node, `NodeMcpClient.layerHttp`
+ * (`@mcp-effect/client/node`) is the same client on undici's dispatcher, with the token file.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: HttpClientOptions
+): Layer.Layer<McpClient, McpClientError, HttpClient.HttpClient> =>
+  layer(options).pipe(
+    Layer.provide(
+      options.auth === undefined
+        ? McpTransport.layerHttp(options)
+        : McpAuth.layerHttp(options).pipe(Layer.provide(McpAuth.layer(options.auth)))
+    )
+  )
 
 // -----------------------------------------------------------------------------
 // Accessors
@@ -476,7 +545,11 @@ export const listTools = (options?: ListOptions) => Effect.flatMap(McpClient, (c
  * @since 0.1.0
  * @category accessors
  */
-export const callTool = (name: string, args?: JsonObject, options?: CallOptions) =>
+export const callTool = <O extends AnyCallOptions = CallOptions>(
+  name: string,
+  args?: JsonObject,
+  options?: O
+): Effect.Effect<CallResultOf<O>, CallErrorOf<O>, McpClient | CallServicesOf<O>> =>
   Effect.flatMap(McpClient, (client) => client.callTool(name, args, options))
 
 /**

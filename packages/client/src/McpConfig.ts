@@ -42,27 +42,23 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as file from "./internal/config/file.js"
 import * as parse from "./internal/config/parse.js"
 import * as LlmBridge from "./LlmBridge.js"
-import * as LlmPromise from "./LlmPromise.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
-import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as ToolRegistry from "./ToolRegistry.js"
 import * as NodePath from "node:path"
+import { McpConfigError } from "./McpConfigError.js"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -181,28 +177,12 @@ export interface LayerOptions extends ParseOptions {
 // Errors
 // -----------------------------------------------------------------------------
 
-/**
- * A configuration that cannot be read or has a malformed entry: names the file, the entry and the field
- * (e.g. `entry "github", field "env.TOKEN": environment variable TOKEN is not set`).
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpConfigError", {
-  path: Schema.optional(Schema.String),
-  entry: Schema.optional(Schema.String),
-  field: Schema.optional(Schema.String),
-  detail: Schema.String
-}) {
-  override get message(): string {
-    const where = [
-      this.path === undefined ? undefined : this.path,
-      this.entry === undefined ? undefined : `entry ${JSON.stringify(this.entry)}`,
-      this.field === undefined ? undefined : `field ${JSON.stringify(this.field)}`
-    ].filter((part) => part !== undefined)
-    return `${where.length === 0 ? "configuration" : where.join(", ")}: ${this.detail}`
-  }
-}
+export {
+  /**
+   * @since 0.1.0
+   */
+  McpConfigError
+} from "./McpConfigError.js"
 
 /**
  * A configured server that could not be started, probed or registered.
@@ -573,55 +553,3 @@ export const layer = (
   source: Source | Config,
   options: LayerOptions = {}
 ): Layer.Layer<McpServers, McpConfigError | McpConfigServerError> => Layer.effect(McpServers, make(source, options))
-
-// -----------------------------------------------------------------------------
-// Promise API
-// -----------------------------------------------------------------------------
-
-/**
- * The configured servers for Promise code: a Promise client per entry, the registry of them all, and
- * `close()`, which stops every server.
- *
- * @since 0.1.0
- * @category models
- */
-export interface PromiseServers {
-  readonly config: Config
-  readonly clients: Readonly<Record<string, McpPromise.PromiseClient>>
-  readonly registry: LlmPromise.PromiseBridge<ToolRegistry.RegistryError>
-  /** The entries left out (malformed, or their server failed), each with why; the others are connected. */
-  readonly failures: ReadonlyArray<McpConfigError | McpConfigServerError>
-  readonly close: () => Promise<void>
-}
-
-/**
- * Start the configured servers. A broken entry does not fail the whole: it is in `failures` and the rest
- * connect (`onBroken: "fail"` to reject instead). Rejects with `McpConfigError` when the configuration itself
- * cannot be read, or `only` names no entry.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const connectServers = async (source: Source, options: LayerOptions = {}): Promise<PromiseServers> => {
-  const runtime = ManagedRuntime.make(layer(source, { ...options, onBroken: options.onBroken ?? "report" }))
-  const exit = await runtime.runPromiseExit(McpServers)
-  if (Exit.isFailure(exit)) {
-    await runtime.dispose()
-    throw Cause.squash(exit.cause)
-  }
-  const servers = exit.value
-  const clients: Record<string, McpPromise.PromiseClient> = {}
-  for (const [name, client] of servers.clients) {
-    clients[name] = await McpPromise.fromLayer(Layer.succeed(McpClient.McpClient, client))
-  }
-  return {
-    config: servers.config,
-    clients,
-    registry: LlmPromise.fromBridge(servers.registry),
-    failures: servers.failures,
-    close: async () => {
-      await Promise.all(Object.values(clients).map((client) => client.close()))
-      await runtime.dispose()
-    }
-  }
-}

@@ -298,6 +298,28 @@ export class McpInputRefusedError extends Schema.TaggedError<McpInputRefusedErro
 }
 
 /**
+ * A typed call (`callTool(name, args, { schema })`) whose answer is not the value the schema describes: the tool
+ * answered an error (`ToolError`, with its text), sent no `structuredContent` (`NoStructuredContent`), or sent one
+ * that does not decode (`Decode`, with the `path` that failed, e.g. `.results[0].title`). A server whose tool
+ * changed shape since the schema was written fails here, rather than handing on a wrong value.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class McpToolResultError extends Schema.TaggedError<McpToolResultError>()("McpToolResultError", {
+  tool: Schema.String,
+  reason: Schema.Literals(["ToolError", "NoStructuredContent", "Decode"]),
+  /** Where the decoding failed (`Decode`), as a JavaScript accessor path (`.a[0].b`); empty at the root. */
+  path: Schema.optional(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    const where = this.path === undefined ? "" : ` at ${this.path === "" ? "the root" : this.path}`
+    return `tool ${this.tool}: ${this.detail}${where}`
+  }
+}
+
+/**
  * Everything a client call can fail with.
  *
  * @since 0.1.0
@@ -316,6 +338,22 @@ export type McpClientError =
   | McpInputRefusedError
   | McpProbeStalledError
   | McpAuthError
+
+/**
+ * What one request on the wire can fail with (an `EraResolver`'s probe requests among them): no answer in time,
+ * an error answer, an answer that is not one, or no connection.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type McpRequestError =
+  | McpProtocolError
+  | McpTimeoutError
+  | McpServerGoneError
+  | McpClosedError
+  | McpTransportError
+  | McpAuthError
+  | McpInvalidResponseError
 
 /**
  * @since 0.1.0

@@ -53,7 +53,6 @@ import { TokenStore } from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import type { CallToolResult } from "./McpSchema.js"
-import * as McpPromise from "./McpPromise.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import { ResultCache } from "./ResultCache.js"
 
@@ -390,7 +389,7 @@ export const layerHttp = (
     const base = McpClient.layerWithoutDependencies(http).pipe(
       Layer.provide(EraResolver.layer),
       Layer.provide(InputFulfiller.layer(http)),
-      Layer.provide(NodeMcpClient.layerHttpTransportFor(http))
+      Layer.provide(NodeMcpClient.layerHttpTransport(http))
     )
     const client = before === undefined
       ? base
@@ -403,42 +402,4 @@ export const layerHttp = (
     return Layer.provideMerge(tasks, limited)
   }))
   return assembled.pipe(Layer.provide(layerRedisParts(fleet)), Layer.provide(layerHealth()))
-}
-
-/**
- * A Promise client of the fleet: `McpPromise.PromiseClient` plus `resumeTask`.
- *
- * @since 0.2.0
- * @category models
- */
-export interface FleetClient extends McpPromise.PromiseClient {
-  /** `resumeTask` as a Promise: the result of a task another process of the fleet started. */
-  readonly resumeTask: (taskId: string) => Promise<CallToolResult>
-}
-
-/**
- * `McpPromise.connectHttp` with the fleet's shared pieces: the same options, plus `fleet` (where Redis is,
- * whose tokens, the key). A fleet that cannot start rejects with `McpFleetError`.
- *
- * @since 0.2.0
- * @category constructors
- */
-export const connectHttp = async (
-  options: McpClient.HttpClientOptions & {
-    readonly toolConcurrency?: number | undefined
-    readonly fleet: RedisOptions
-  }
-): Promise<FleetClient> => {
-  const { toolConcurrency, ...http } = options
-  let tasks: FleetTasks["Service"] | undefined
-  const layer = Layer.orDie(layerHttp(http)).pipe(
-    Layer.tap((services) => Effect.sync(() => void (tasks = Context.get(services, FleetTasks))))
-  )
-  const client = await McpPromise.fromLayer(layer, toolConcurrency === undefined ? {} : { toolConcurrency })
-  return Object.assign(client, {
-    resumeTask: (taskId: string) =>
-      tasks === undefined
-        ? Promise.reject(new McpFleetError({ reason: "Task", detail: "the fleet client is not started" }))
-        : Effect.runPromise(tasks.resume(taskId))
-  })
 }

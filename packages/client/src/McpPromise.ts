@@ -1,53 +1,66 @@
 /**
- * The client for plain Promise code. Every operation of `McpClient` as a Promise-returning method; failures
- * reject with the same tagged error instances (`err instanceof McpTimeoutError`, `err._tag`), never with a
- * wrapped `FiberFailure`. Each client runs on its own `ManagedRuntime`; `close()` disposes of it, which stops
- * the server process.
+ * The Promise API, all of it: clients, the LLM bridge, local toolkits and registries, for plain Promise code.
+ * Every operation of `McpClient` is a Promise-returning method; failures reject with the same tagged error
+ * instances (`err instanceof McpTimeoutError`, `err._tag`) as the Effect API fails with. Each client runs on
+ * its own `ManagedRuntime`; `close()` disposes of it, which stops the server. This entry's `connectHttp` runs
+ * on the runtime's `fetch`; `@mcp-effect/client/node` adds `connectStdio`, `connectHttp` on undici, and the
+ * Promise forms of `McpConfig` and `McpFleet` (`NodePromise`).
  *
  * ```ts
- * import { connectStdio } from "@mcp-effect/client"
+ * import { connectHttp, McpPromise } from "@mcp-effect/client"
+ * import { Schema } from "effect"
  *
- * const client = await connectStdio({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })
+ * const client = await connectHttp({ url: "https://mcp.example.com/mcp" })
  * console.log(await client.era(), (await client.listTools()).map((t) => t.name))
- * console.log(await client.callTool("echo", { message: "hi" }))
+ * const local = await McpPromise.toolkit([
+ *   McpPromise.tool({
+ *     name: "now",
+ *     description: "The current time",
+ *     parameters: Schema.Struct({}),
+ *     handler: async () => new Date().toISOString()
+ *   })
+ * ])
+ * const registry = await McpPromise.registry()
+ * await registry.register("server", client)
+ * await registry.register("local", local)
+ * const tools = await registry.toolsForLlm()                 // send with the chat request
+ * const results = await registry.executeToolCalls([])        // the model's tool calls; never rejects
  * await client.close()
  * ```
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
+import type * as Cause from "effect/Cause"
+import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import type * as EraResolver from "./EraResolver.js"
-import * as LlmBridge from "./LlmBridge.js"
-import * as LlmPromise from "./LlmPromise.js"
-import * as McpClient from "./McpClient.js"
-import type * as McpSkills from "./McpSkills.js"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Schema from "effect/Schema"
+import * as bridge from "./internal/promise/run.js"
+import * as toolkits from "./internal/promise/toolkits.js"
+import * as client from "./internal/promise/client.js"
+import * as connect from "./internal/promise/connect.js"
+import type * as LlmBridge from "./LlmBridge.js"
+import type * as McpClient from "./McpClient.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
-import { type McpClientError, McpClosedError } from "./McpError.js"
-import type {
-  CallToolResult,
-  CompleteResult,
-  CompletionReference,
-  GetPromptResult,
-  Implementation,
-  JsonObject,
-  LoggingLevel,
-  Notification,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-  ServerCapabilities,
-  Tool
-} from "./McpSchema.js"
-import type { Era } from "./McpTransport.js"
-import * as PromiseRun from "./internal/promiseRun.js"
-import * as NodeMcpClient from "./NodeMcpClient.js"
+import type { McpClientError } from "./McpError.js"
+import type { JsonObject, LoggingLevel, Notification, ToolAnnotations } from "./McpSchema.js"
+import type * as ToolRegistry from "./ToolRegistry.js"
+import type * as Toolkit from "./Toolkit.js"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * An `AbortSignal` that cancels the call: the request is cancelled on the wire, and the Promise rejects with
+ * the signal's reason.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SignalOptions {
+  readonly signal?: AbortSignal | undefined
+}
 
 /**
  * Per-call options of the Promise API: the Effect API's, plus an `AbortSignal` that cancels the call.
@@ -55,56 +68,99 @@ import * as NodeMcpClient from "./NodeMcpClient.js"
  * @since 0.1.0
  * @category models
  */
-export interface PromiseCallOptions extends McpClient.ListOptions {
-  readonly signal?: AbortSignal | undefined
+export interface PromiseCallOptions extends McpClient.ListOptions, SignalOptions {}
+
+/** Whether a parameter is a call's options (`CallOptions`, `ListOptions`), not a JSON object or a string. */
+type IsOptions<P> = string extends keyof NonNullable<P> ? false : "timeout" extends keyof NonNullable<P> ? true : false
+
+/** A parameter list with `signal` added to its options. */
+type WithSignal<P extends ReadonlyArray<unknown>> = {
+  readonly [I in keyof P]: IsOptions<P[I]> extends true ? (P[I] extends undefined ? P[I] : P[I] & SignalOptions) : P[I]
 }
 
 /**
- * The client's operations as Promise methods, with the LLM bridge (`toolsForLlm`, `executeToolCalls`,
+ * The Promise form of an Effect service: each effect becomes a method without arguments, each operation the
+ * same operation returning a Promise, its options taking a `signal` too. Members that need a `Scope` or are
+ * streams are left out (the Promise client has forms of its own for them).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Promised<S> = {
+  readonly [K in keyof S as S[K] extends Effect.Effect<unknown, unknown, never> ? K
+    : S[K] extends (...args: never) => Effect.Effect<unknown, unknown, never> ? K
+    : never]: S[K] extends (...args: infer P) => Effect.Effect<infer A, infer _E, never> ? (...args: WithSignal<P>) => Promise<A>
+      : S[K] extends Effect.Effect<infer A, infer _E, never> ? () => Promise<A>
+      : never
+}
+
+/**
+ * Options of the Promise `callTool`: `CallOptions`, a `signal`, and the `schema` of a typed call (one that needs
+ * no service: the Promise API has none to give).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PromiseCallToolOptions extends McpClient.CallOptions, SignalOptions {
+  readonly schema?: Schema.Decoder<unknown> | undefined
+}
+
+/**
+ * A bridge with Promise methods.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseBridge<E = McpClientError> {
+  readonly toolsForLlm: (
+    options?: LlmBridge.ToolsForLlmOptions & SignalOptions
+  ) => Promise<ReadonlyArray<LlmBridge.FunctionTool>>
+  readonly describeTools: (
+    options?: LlmBridge.ToolsForLlmOptions & SignalOptions
+  ) => Promise<ReadonlyArray<LlmBridge.LlmTool>>
+  /**
+   * One result per call, in call order; resolves whatever went wrong and whatever `calls` is (`undefined` from a
+   * reply without tool calls gives `[]`); never throws; rejects only on abort, with the signal's reason.
+   */
+  readonly executeToolCalls: (
+    calls: ReadonlyArray<LlmBridge.ToolCall | unknown> | null | undefined | unknown,
+    options?: SignalOptions
+  ) => Promise<ReadonlyArray<LlmBridge.ToolResult>>
+  readonly toolAnnotations: (name: string, options?: SignalOptions) => Promise<ToolAnnotations | undefined>
+  /** The Effect bridge underneath. */
+  readonly bridge: LlmBridge.Bridge<E>
+}
+
+/**
+ * A subscription of the Promise API: iterate it with `for await`; `close()` ends it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseSubscription extends AsyncIterable<Notification> {
+  /** What the server agreed to send. */
+  readonly acknowledged: McpClient.SubscriptionFilter
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The client's operations as Promise methods (`Promised<McpClient.Service>`: `era()`, `listTools()`,
+ * `callTool(name, args, { signal })`, ...), with the LLM bridge (`toolsForLlm`, `executeToolCalls`,
  * `toolAnnotations`) built in.
  *
  * @since 0.1.0
  * @category models
  */
-export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> {
-  readonly era: () => Promise<Era>
-  readonly info: () => Promise<EraResolver.EraInfo>
-  readonly serverInfo: () => Promise<Implementation | undefined>
-  readonly serverCapabilities: () => Promise<ServerCapabilities>
-  readonly instructions: () => Promise<string | undefined>
-  readonly listTools: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Tool>>
-  readonly callTool: (name: string, args?: JsonObject, options?: PromiseCallOptions) => Promise<CallToolResult>
-  readonly listPrompts: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Prompt>>
-  readonly getPrompt: (
+export interface PromiseClient extends Omit<Promised<McpClient.Service>, "callTool">, Omit<PromiseBridge, "bridge"> {
+  /**
+   * Call a tool. With `options.schema` (a schema needing no service), the answer's `structuredContent` decoded
+   * with it, or a rejection with `McpToolResultError` saying why not.
+   */
+  readonly callTool: <O extends PromiseCallToolOptions = PromiseCallToolOptions & { readonly schema?: undefined }>(
     name: string,
-    args?: Readonly<Record<string, string>>,
-    options?: PromiseCallOptions
-  ) => Promise<GetPromptResult>
-  readonly listResources: (options?: PromiseCallOptions) => Promise<ReadonlyArray<Resource>>
-  readonly listResourceTemplates: (options?: PromiseCallOptions) => Promise<ReadonlyArray<ResourceTemplate>>
-  readonly readResource: (uri: string, options?: PromiseCallOptions) => Promise<ReadResourceResult>
-  readonly complete: (
-    ref: CompletionReference,
-    argument: { readonly name: string; readonly value: string },
-    context?: { readonly arguments?: Readonly<Record<string, string>> },
-    options?: PromiseCallOptions
-  ) => Promise<CompleteResult>
-  readonly request: (method: string, params?: JsonObject, options?: PromiseCallOptions) => Promise<unknown>
-  /** `McpClient.listSkills`: every skill the server lists; no file is read. */
-  readonly listSkills: (options?: PromiseCallOptions) => Promise<ReadonlyArray<McpSkills.Skill>>
-  /** `McpClient.getSkill`: one skill's entry, by the URI of its `SKILL.md`. */
-  readonly getSkill: (uri: string, options?: PromiseCallOptions) => Promise<McpSkills.Skill>
-  /** `McpClient.listSkillDirectory`: a folder of the skill (its root by default). */
-  readonly listSkillDirectory: (
-    skill: McpSkills.Skill,
-    directory?: string,
-    options?: PromiseCallOptions
-  ) => Promise<ReadonlyArray<McpSkills.DirectoryEntry>>
-  /** `McpClient.readSkillFile`: one file, checked against the listing (rejects with `McpSkillVerificationError`). */
-  readonly readSkillFile: (skill: McpSkills.Skill, uri: string, options?: PromiseCallOptions) => Promise<McpSkills.SkillFile>
-  /** `McpClient.loadSkill`: the skill's verified `SKILL.md`. */
-  readonly loadSkill: (skill: McpSkills.Skill, options?: PromiseCallOptions) => Promise<McpSkills.LoadedSkill>
-  readonly notifyRootsChanged: () => Promise<void>
+    args?: JsonObject,
+    options?: O
+  ) => Promise<McpClient.CallResultOf<O>>
   /** `ping`: resolves when the server answers. */
   readonly ping: (options?: PromiseCallOptions) => Promise<void>
   /** Legacy servers: `logging/setLevel` (a modern server takes the level from the client's `logLevel` option). */
@@ -119,10 +175,59 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
   readonly onNotification: (listener: (notification: Notification) => void) => () => void
   /** Call `listener` for every diagnostic until the returned function is called. */
   readonly onDiagnostic: (listener: (diagnostic: McpDiagnostic) => void) => () => void
+  /** Close the client: stops its server (stdio) or ends its session (HTTP), then disposes of its runtime. */
   readonly close: () => Promise<void>
   /** The Effect client underneath, for mixing both styles. */
   readonly runtime: ManagedRuntime.ManagedRuntime<McpClient.McpClient, McpClientError>
 }
+
+/**
+ * What a Promise handler is told about the call it serves; `signal` aborts when the call is cancelled (its
+ * timeout, or the batch being interrupted).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseToolContext extends Toolkit.ToolContext {
+  readonly signal: AbortSignal
+}
+
+/**
+ * How a tool with an async handler is written.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseToolDefinition<A, I> {
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly parameters: Schema.Codec<A, I>
+  readonly annotations?: ToolAnnotations | undefined
+  /** Return (or resolve to) the answer; throw (or reject) to answer with an error. */
+  readonly handler: (args: A, context: PromiseToolContext) => unknown
+}
+
+/**
+ * A registry with Promise methods. `register` takes a Promise client, a Promise bridge, or an Effect
+ * provider.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseRegistry extends PromiseBridge<ToolRegistry.RegistryError> {
+  readonly register: (
+    prefix: string,
+    provider: PromiseClient | PromiseBridge<ToolRegistry.RegistryError> | ToolRegistry.Provider
+  ) => Promise<void>
+  readonly unregister: (prefix: string) => Promise<boolean>
+  readonly prefixes: () => Promise<ReadonlyArray<string>>
+  readonly registry: ToolRegistry.Registry
+}
+
+// -----------------------------------------------------------------------------
+// Clients
+// -----------------------------------------------------------------------------
 
 /**
  * Wrap any client layer as a Promise client. Resolves once the layer is built (the server is started),
@@ -131,141 +236,102 @@ export interface PromiseClient extends Omit<LlmPromise.PromiseBridge, "bridge"> 
  * @since 0.1.0
  * @category constructors
  */
-/**
- * A subscription of the Promise API: iterate it with `for await`; `close()` ends it.
- *
- * @since 0.1.0
- * @category models
- */
-export interface PromiseSubscription extends AsyncIterable<Notification> {
-  /** What the server agreed to send. */
-  readonly acknowledged: McpClient.SubscriptionFilter
-  readonly close: () => Promise<void>
-}
-
-/**
- * @since 0.1.0
- * @category constructors
- */
-export const fromLayer = async (
+export const fromLayer = (
   layer: Layer.Layer<McpClient.McpClient, McpClientError>,
-  bridgeOptions: LlmBridge.ClientBridgeOptions = {}
-): Promise<PromiseClient> => {
-  const runtime = ManagedRuntime.make(layer)
-  const client = await runtime.runPromiseExit(McpClient.McpClient).then(
-    Exit.match({
-      onSuccess: (client) => client,
-      onFailure: async (cause) => {
-        await runtime.dispose()
-        throw Cause.squash(cause)
-      }
-    })
-  )
-
-  let closing: Promise<void> | undefined
-  const runOn = PromiseRun.make(await runtime.context(), LlmPromise.failureOf)
-  const run = <A>(effect: Effect.Effect<A, McpClientError | McpSkills.SkillsError>, signal?: AbortSignal): Promise<A> =>
-    closing !== undefined
-      ? Promise.reject(new McpClosedError({ reason: "close() was called" }))
-      : signal?.aborted === true
-      ? Promise.reject(LlmPromise.abortReason(signal))
-      : runOn(effect, signal)
-
-  const listen = <A>(stream: Stream.Stream<A>) => (listener: (a: A) => void) => {
-    const controller = new AbortController()
-    void runtime.runPromise(
-      Stream.runForEach(stream, (a) => Effect.sync(() => listener(a))),
-      { signal: controller.signal }
-    ).catch(() => undefined)
-    return () => controller.abort()
-  }
-
-  // The bridge runs on the default runtime, so executeToolCalls still resolves (is_error) after close().
-  const { bridge: _, ...llm } = LlmPromise.fromBridge(LlmBridge.fromClient(client, bridgeOptions))
-
-  return {
-    ...llm,
-    era: () => run(client.era),
-    info: () => run(client.info),
-    serverInfo: () => run(client.serverInfo),
-    serverCapabilities: () => run(client.serverCapabilities),
-    instructions: () => run(client.instructions),
-    listTools: (options) => run(client.listTools(options), options?.signal),
-    callTool: (name, args, options) => run(client.callTool(name, args, options), options?.signal),
-    listPrompts: (options) => run(client.listPrompts(options), options?.signal),
-    getPrompt: (name, args, options) => run(client.getPrompt(name, args, options), options?.signal),
-    listResources: (options) => run(client.listResources(options), options?.signal),
-    listResourceTemplates: (options) => run(client.listResourceTemplates(options), options?.signal),
-    readResource: (uri, options) => run(client.readResource(uri, options), options?.signal),
-    complete: (ref, argument, context, options) => run(client.complete(ref, argument, context, options), options?.signal),
-    request: (method, params, options) => run(client.request(method, params, options), options?.signal),
-    listSkills: (options) => run(client.listSkills(options), options?.signal),
-    getSkill: (uri, options) => run(client.getSkill(uri, options), options?.signal),
-    listSkillDirectory: (skill, directory, options) =>
-      run(client.listSkillDirectory(skill, directory, options), options?.signal),
-    readSkillFile: (skill, uri, options) => run(client.readSkillFile(skill, uri, options), options?.signal),
-    loadSkill: (skill, options) => run(client.loadSkill(skill, options), options?.signal),
-    notifyRootsChanged: () => run(client.notifyRootsChanged),
-    ping: (options) => run(Effect.asVoid(client.request("ping", {}, options)), options?.signal),
-    setLogLevel: (level, options) =>
-      run(Effect.asVoid(client.request("logging/setLevel", { level }, options)), options?.signal),
-    listen: async (filter) => {
-      const scope = await runtime.runPromise(Scope.make())
-      const release = () => runtime.runPromise(Scope.close(scope, Exit.void))
-      const subscription = await run(Scope.provide(client.listen(filter), scope)).catch(async (error: unknown) => {
-        await release()
-        throw error
-      })
-      const iterable = Stream.toAsyncIterableWith(subscription.notifications, await runtime.context())
-      let closed: Promise<void> | undefined
-      const close = () => (closed ??= release())
-      return {
-        acknowledged: subscription.acknowledged,
-        close,
-        [Symbol.asyncIterator]: () => {
-          const inner = iterable[Symbol.asyncIterator]()
-          return {
-            next: () => inner.next(),
-            return: async (value?: unknown) => {
-              await close()
-              return inner.return === undefined ? { done: true as const, value } : inner.return(value)
-            }
-          }
-        }
-      }
-    },
-    onNotification: listen(client.notifications),
-    onDiagnostic: listen(client.diagnostics),
-    close: () => {
-      closing ??= runtime.runPromise(client.close).finally(() => runtime.dispose())
-      return closing
-    },
-    runtime
-  }
-}
-
-/** The bridge options a `connect*` call carries. */
-const bridgeOptionsOf = (options: { readonly toolConcurrency?: number | undefined }): LlmBridge.ClientBridgeOptions =>
-  options.toolConcurrency === undefined ? {} : { toolConcurrency: options.toolConcurrency }
+  bridgeOptions?: LlmBridge.ClientBridgeOptions
+): Promise<PromiseClient> => client.fromLayer(layer, bridgeOptions)
 
 /**
- * Start a server over stdio and connect to it.
+ * The LLM bridge options a `connect*` call carries (`toolConcurrency`).
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const bridgeOptionsOf = (
+  options: { readonly toolConcurrency?: number | undefined }
+): LlmBridge.ClientBridgeOptions => client.bridgeOptionsOf(options)
+
+/**
+ * Connect to a Streamable HTTP server (either era) with the runtime's `fetch`: in a browser, a Worker, Bun, Deno
+ * or Node. On Node, `connectHttp` from `@mcp-effect/client/node` is the same on undici's dispatcher (faster),
+ * with `auth.tokenFile` read and written.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const connectStdio = (
-  options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<PromiseClient> =>
-  fromLayer(NodeMcpClient.layerStdio(options), bridgeOptionsOf(options))
-
-/**
- * Connect to a Streamable HTTP server (either era).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const connectHttp = (
+export const connectHttp: (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
-): Promise<PromiseClient> =>
-  fromLayer(NodeMcpClient.layerHttp(options), bridgeOptionsOf(options))
+) => Promise<PromiseClient> = connect.connectHttp
+
+// -----------------------------------------------------------------------------
+// The LLM bridge
+// -----------------------------------------------------------------------------
+
+/**
+ * Wrap an Effect bridge. Its effects need no service: they run detached from any client's runtime.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromBridge = <E>(effectBridge: LlmBridge.Bridge<E>): PromiseBridge<E> => bridge.fromBridge(effectBridge)
+
+/**
+ * The bridge of a Promise client (`connectHttp`, `fromLayer`). Its effects run detached from the client's
+ * runtime, so `executeToolCalls` still resolves (with `is_error` results) after the client was closed.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromClient = (
+  promiseClient: PromiseClient,
+  options?: LlmBridge.ClientBridgeOptions
+): Promise<PromiseBridge<McpClientError>> => toolkits.fromClient(promiseClient, options)
+
+/**
+ * Define a tool with an async handler.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = <A, I>(definition: PromiseToolDefinition<A, I>): Toolkit.Tool<never> => toolkits.tool(definition)
+
+/**
+ * A local toolkit of these tools; rejects with `ToolkitError` if it cannot be offered.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolkit = (
+  tools: ReadonlyArray<Toolkit.Tool<never>>,
+  options?: LlmBridge.BridgeOptions & Toolkit.ToolkitOptions
+): Promise<PromiseBridge<never>> => toolkits.toolkit(tools, options)
+
+/**
+ * An empty registry.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const registry = (options?: LlmBridge.BridgeOptions): Promise<PromiseRegistry> => toolkits.registry(options)
+
+// -----------------------------------------------------------------------------
+// Failures
+// -----------------------------------------------------------------------------
+
+/**
+ * What a Promise rejects with for a failed run: the signal's reason when the run was aborted (a `DOMException`
+ * named `AbortError` when `abort()` was given none), otherwise the error itself.
+ *
+ * @since 0.1.0
+ * @category error handling
+ */
+export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined): unknown =>
+  bridge.failureOf(cause, signal)
+
+/**
+ * Why a signal was aborted: its reason, or a `DOMException` named `AbortError` when it has none.
+ *
+ * @since 0.1.0
+ * @category error handling
+ */
+export const abortReason = (signal: AbortSignal): unknown => bridge.abortReason(signal)

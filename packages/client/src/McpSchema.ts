@@ -858,17 +858,17 @@ export const isRecord = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
+ * A JSON-RPC request id: a string or a number.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const isRequestId = (value: unknown): value is RequestId => typeof value === "string" || typeof value === "number"
+
+/**
  * Read a JSON object's field, or `undefined`.
  *
  * @since 0.1.0
  * @category decoding
  */
 export const field = (value: unknown, key: string): unknown => isRecord(value) ? value[key] : undefined
-
-/**
- * Turn a parse failure into a one-line reason.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const parseErrorMessage = (error: Schema.SchemaError): string => error.message

@@ -27,7 +27,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+import type * as McpSkillsError from "./McpSkillsError.js"
 import * as Entry from "./internal/skills/entry.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
@@ -112,57 +112,20 @@ export interface LoadedSkill {
 // Errors
 // -----------------------------------------------------------------------------
 
-/**
- * @since 0.1.0
- * @category type IDs
- */
-export const TypeId: unique symbol = Symbol.for("@mcp-effect/client/McpSkills")
-
-/**
- * A file did not match the skill's listing: its byte size, its SHA-256 digest, its frontmatter (`SKILL.md`:
- * `expected` holds the listed values of the fields that differ, `actual` names them; or `actual` says why the
- * frontmatter could not be read: no leading `---` block, YAML that does not parse, or YAML that expands
- * aliases — an alias of a mapping or list, or aliases taking it past twice its size, refused unexpanded), or
- * its contents were not one resource of that URI. Nothing of the file is handed out.
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpSkillVerificationError extends Schema.TaggedError<McpSkillVerificationError>()(
-  "McpSkillVerificationError",
-  {
-    /** The URI of the skill's `SKILL.md`. */
-    skill: Schema.String,
-    /** The file that failed. */
-    uri: Schema.String,
-    reason: Schema.Literals(["size", "digest", "frontmatter", "contents"]),
-    expected: Schema.String,
-    actual: Schema.String
-  }
-) {
-  readonly [TypeId] = TypeId
-  override get message(): string {
-    return `skill file ${this.uri} failed verification (${this.reason}): expected ${this.expected}, got ${this.actual}`
-  }
-}
-
-/**
- * A skill operation that was not sent or not usable: the server does not declare the extension (or
- * `directoryRead`), the URI is outside the skill, or the server's entry breaks the extension's rules.
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpSkillError extends Schema.TaggedError<McpSkillError>()("McpSkillError", {
-  reason: Schema.Literals(["unsupported", "outside-skill", "invalid-entry", "not-found"]),
-  uri: Schema.String,
-  detail: Schema.String
-}) {
-  readonly [TypeId] = TypeId
-  override get message(): string {
-    return `skill ${this.uri}: ${this.detail}`
-  }
-}
+export {
+  /**
+   * @since 0.1.0
+   */
+  McpSkillError,
+  /**
+   * @since 0.1.0
+   */
+  McpSkillVerificationError,
+  /**
+   * @since 0.1.0
+   */
+  TypeId
+} from "./McpSkillsError.js"
 
 /**
  * Everything a skill operation can fail with.
@@ -170,7 +133,7 @@ export class McpSkillError extends Schema.TaggedError<McpSkillError>()("McpSkill
  * @since 0.1.0
  * @category errors
  */
-export type SkillsError = McpClientError | McpSkillError | McpSkillVerificationError
+export type SkillsError = McpClientError | McpSkillsError.McpSkillError | McpSkillsError.McpSkillVerificationError
 
 // -----------------------------------------------------------------------------
 // Accessors

@@ -161,7 +161,7 @@ export interface Service {
 
 /**
  * @since 0.1.0
- * @category tags
+ * @category services
  */
 export class McpTransport extends Context.Service<McpTransport, Service>()("@mcp-effect/client/McpTransport") {}
 

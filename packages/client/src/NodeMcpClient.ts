@@ -1,11 +1,12 @@
 /**
- * The client on Node: the one-call layers that bring their own Node services (`child_process` for stdio,
- * undici for HTTP). The rest of the package imports nothing from `@effect/platform-node`, so the
- * client runs on any runtime that provides an `HttpClient` (or a `ChildProcessSpawner`).
+ * The client on Node (and on Bun and Deno, which have `child_process`): servers spawned over stdio, with their
+ * process groups ended when the client closes, and Streamable HTTP on undici's dispatcher, the fast path, with
+ * the token file of `auth.tokenFile`. This module and everything it loads is the Node wing: the package's main
+ * entry loads none of it, so that a browser or Worker bundle of the main entry has no `node:` module.
  *
  * ```ts
  * import { Effect } from "effect"
- * import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+ * import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
  *
  * McpClient.listTools().pipe(Effect.provide(NodeMcpClient.layerStdio({ command: "my-server" })), Effect.runPromise)
  * ```
@@ -13,16 +14,21 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
-import * as nodeStdio from "./internal/transport/nodeStdio.js"
 import * as McpTransport from "./McpTransport.js"
+import * as NodeMcpAuth from "./NodeMcpAuth.js"
+import * as nodeStdio from "./internal/transport/nodeStdio.js"
+import * as nodeVersion from "./internal/nodeVersion.js"
+
+nodeVersion.assertSupported()
 
 /**
  * The stdio transport on Node's `child_process`: one `data` listener, one write per message (the fast path;
- * `McpTransport.layerStdio` with `NodeServices.layer` is the portable one, on `effect/process`).
+ * `McpTransport.layerStdio` over an `effect/process` `ChildProcessSpawner` is the portable one).
  *
  * @since 0.1.0
  * @category layers
@@ -30,7 +36,8 @@ import * as McpTransport from "./McpTransport.js"
 export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
   Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
 
-// The HTTP transport (and `effect/http`, `effect/encoding`'s SSE parser) is loaded when the layer is built.
+// The HTTP transport (and `effect/http`, `effect/encoding`'s SSE parser) and undici are loaded when the layer
+// is built.
 let httpModules:
   | Promise<{
     readonly http: typeof import("./internal/transport/http.js")
@@ -41,31 +48,37 @@ const loadHttp = () =>
   httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/transport/undiciRequester.js")])
     .then(([http, undiciRequester]) => ({ http, undiciRequester }))
 
+/** The transport without authorization: undici's dispatcher, or `fetch` on Bun. */
+const transportOn = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
+  nodeVersion.isBun()
+    ? McpTransport.layerHttp(options).pipe(Layer.provide(FetchHttpClient.layer))
+    : Layer.effect(
+      McpTransport.McpTransport,
+      Effect.flatMap(
+        Effect.promise(loadHttp),
+        ({ http, undiciRequester }) => Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
+      )
+    )
+
 /**
- * The Streamable HTTP transport on Node's undici HTTP client: its dispatcher directly, with an agent of its
- * own (closed with the layer), responses pushed to the transport as they come (the fast path;
- * `McpTransport.layerHttp` is the portable one, on any `HttpClient`).
+ * Streamable HTTP on Node's undici dispatcher: an agent of its own (closed with the layer), responses pushed to
+ * the transport as they come. With `auth`, through `McpAuth`, its tokens in the `TokenStore` in context, else in
+ * `auth.tokenFile`, else in memory. Bun ships a `undici` module of its own whose dispatcher is not undici's:
+ * there the transport runs on `fetch` (`McpTransport.layerHttp` with `FetchHttpClient`). This is the one
+ * HTTP transport of the Node wing (`McpTransport.layerHttp` the portable one).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpTransport = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.effect(
-    McpTransport.McpTransport,
-    Effect.flatMap(
-      Effect.promise(loadHttp),
-      ({ http, undiciRequester }) => Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
-    )
-  )
-
-/** The HTTP transport with `McpAuth` as its authorization. */
-const layerHttpTransportWithAuth = (options: McpClient.HttpClientOptions & { readonly auth: McpAuth.AuthOptions }) =>
-  Layer.unwrap(
-    Effect.map(
-      Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
-      (authorizer) => layerHttpTransport({ ...options, authorizer })
-    )
-  ).pipe(Layer.provide(McpAuth.layer(options.auth)))
+export const layerHttpTransport = (options: McpClient.HttpClientOptions): Layer.Layer<McpTransport.McpTransport> =>
+  options.auth === undefined
+    ? transportOn(options)
+    : Layer.unwrap(
+      Effect.map(
+        Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
+        (authorizer) => transportOn({ ...options, authorizer })
+      )
+    ).pipe(Layer.provide(NodeMcpAuth.layer(options.auth)))
 
 /**
  * A client of a server spawned over stdio: the one-call layer.
@@ -77,25 +90,11 @@ export const layerStdio = (options: McpClient.StdioClientOptions): Layer.Layer<M
   McpClient.layer(options).pipe(Layer.provide(layerStdioTransport(options)))
 
 /**
- * The Streamable HTTP transport of `layerHttp` alone (with `McpAuth` when `auth` is given; a `TokenStore` in
- * context is used), for clients assembled with their own dependencies (e.g. `McpFleet`).
- *
- * @since 0.2.0
- * @category layers
- */
-export const layerHttpTransportFor = (options: McpClient.HttpClientOptions): Layer.Layer<McpTransport.McpTransport> =>
-  options.auth === undefined ? layerHttpTransport(options) : layerHttpTransportWithAuth({ ...options, auth: options.auth })
-
-/**
  * A client of a Streamable HTTP server (either era), on Node's undici HTTP client; with `auth`, through
- * `McpAuth` (OAuth).
+ * `McpAuth` (OAuth), its tokens in `auth.tokenFile` when given.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerHttp = (options: McpClient.HttpClientOptions): Layer.Layer<McpClient.McpClient, McpClientError> =>
-  McpClient.layer(options).pipe(
-    Layer.provide(
-      options.auth === undefined ? layerHttpTransport(options) : layerHttpTransportWithAuth({ ...options, auth: options.auth })
-    )
-  )
+  McpClient.layer(options).pipe(Layer.provide(layerHttpTransport(options)))

@@ -152,7 +152,7 @@ const render = (value: unknown): LlmBridge.ToolOutcome => {
 
 /**
  * `Schema.Struct({})` (a tool without arguments) has the JSON Schema "anything but null" (`{ "not": { "type":
- * "null" } }`; Effect 3 gave "an object or an array"): offer it as an object.
+ * "null" } }`), which no model API takes as parameters: offer it as an object.
  */
 const emptyStructAsObject = (schema: unknown): unknown => {
   if (!isRecord(schema) || "type" in schema) return schema
@@ -170,8 +170,8 @@ const emptyStructAsObject = (schema: unknown): unknown => {
 /**
  * The first type in the JSON form of a schema that has no JSON form: a declaration (`Schema.instanceOf`,
  * `Schema.declare`) without a JSON codec stays a declaration on the encoded side of `Schema.toCodecJson`, so
- * no argument a model can send decodes to it. Effect 3's `JSONSchema.make` threw for such a schema; Effect 4
- * offers it as "any value", so it is looked for here.
+ * no argument a model can send decodes to it. Its JSON Schema says "any value", which would promise the model
+ * what the tool refuses, so it is looked for here.
  */
 const withoutJsonForm = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
   const seen = new Set<SchemaAST.AST>()
@@ -198,7 +198,7 @@ const withoutJsonForm = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
 
 /**
  * `anyOf` of bare types (`[{ "type": "string" }, { "type": "null" }]`, how Effect 4 writes an optional key)
- * as one `type` list (`["string", "null"]`, how Effect 3 and the model APIs' examples write it), everywhere.
+ * as one `type` list (`["string", "null"]`, how the model APIs' examples write it), everywhere.
  */
 const compactTypeUnions = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(compactTypeUnions)
@@ -218,7 +218,8 @@ const compactTypeUnions = (schema: unknown): unknown => {
 
 /**
  * The JSON Schema of a parameters schema, its definitions attached as `$defs` (what its `$ref`s point to).
- * Objects are closed (`additionalProperties: false`) where the schema allows it, as Effect 3 made them.
+ * Objects are closed (`additionalProperties: false`) where the schema allows it: a model told nothing else
+ * invents parameters, and OpenAI's strict function calling requires it.
  */
 const jsonSchemaOf = (parameters: Schema.Top): unknown => {
   const opaque = withoutJsonForm(Schema.toEncoded(Schema.toCodecJson(parameters)).ast)

@@ -1,4 +1,9 @@
 /**
+ * The portable entry point, `@mcp-effect/client`: the client and everything around it, on any runtime Effect
+ * runs on (browsers, Workers, Bun, Deno, Node). It imports no `node:` module. What needs Node (servers over
+ * stdio, undici, configuration and token files, the loopback sign-in receiver) is `@mcp-effect/client/node`,
+ * which re-exports everything here too.
+ *
  * @since 0.1.0
  */
 
@@ -17,13 +22,6 @@ export * as EraResolver from "./EraResolver.js"
 export * as InputFulfiller from "./InputFulfiller.js"
 
 /**
- * Servers from the `mcpServers` configuration (Claude Desktop, Cursor, VS Code, ...).
- *
- * @since 0.1.0
- */
-export * as McpConfig from "./McpConfig.js"
-
-/**
  * The MCP client service and its layers.
  *
  * @since 0.1.0
@@ -36,6 +34,13 @@ export * as McpClient from "./McpClient.js"
  * @since 0.1.0
  */
 export * as McpAuth from "./McpAuth.js"
+
+/**
+ * A person's sign-in from a web page (a popup and its redirect page) and tokens kept where the page says.
+ *
+ * @since 0.3.0
+ */
+export * as BrowserMcpAuth from "./BrowserMcpAuth.js"
 
 /**
  * Things the client noticed that failed no call.
@@ -66,18 +71,25 @@ export * as LlmSkills from "./LlmSkills.js"
 export * as McpSkills from "./McpSkills.js"
 
 /**
- * The client on Node: `layerStdio` and `layerHttp` with their Node services.
- *
- * @since 0.1.0
- */
-export * as NodeMcpClient from "./NodeMcpClient.js"
-
-/**
- * The Promise API.
+ * The Promise API: clients, the LLM bridge, local toolkits and registries.
  *
  * @since 0.1.0
  */
 export * as McpPromise from "./McpPromise.js"
+
+/**
+ * A tool's JSON Schema as an Effect `Schema` at run time, for typed calls (`callTool(name, args, { schema })`).
+ *
+ * @since 0.3.0
+ */
+export * as McpToolSchema from "./McpToolSchema.js"
+
+/**
+ * Typed clients generated from a server's tools (what `mcp-effect types` writes).
+ *
+ * @since 0.3.0
+ */
+export * as McpCodegen from "./McpCodegen.js"
 
 /**
  * Wire types of both protocol eras.
@@ -106,13 +118,6 @@ export * as McpTransport from "./McpTransport.js"
  * @since 0.1.0
  */
 export * as LlmBridge from "./LlmBridge.js"
-
-/**
- * The LLM bridge, local toolkits and registries for Promise code.
- *
- * @since 0.1.0
- */
-export * as LlmPromise from "./LlmPromise.js"
 
 /**
  * The bridge's tools and answers in OpenAI's and Anthropic's own shapes (`openAiTools`, `openAiToolMessages`,
@@ -147,7 +152,7 @@ export type {
   ResourceTemplate,
   Tool
 } from "./McpSchema.js"
-export type { PromiseBridge, PromiseRegistry } from "./LlmPromise.js"
+export type { PromiseBridge, PromiseRegistry, Promised } from "./McpPromise.js"
 export type { ErrorKind, FunctionTool, ToolCall, ToolResult } from "./LlmBridge.js"
 
 /**
@@ -182,13 +187,6 @@ export {
   /**
    * @since 0.1.0
    */
-  McpClientLive
-} from "./McpClient.js"
-
-export {
-  /**
-   * @since 0.1.0
-   */
   McpClosedError,
   /**
    * @since 0.1.0
@@ -206,6 +204,14 @@ export {
    * @since 0.1.0
    */
   McpPaginationLimitError,
+  /**
+   * @since 0.1.0
+   */
+  McpProbeStalledError,
+  /**
+   * @since 0.3.0
+   */
+  McpToolResultError,
   /**
    * @since 0.1.0
    */
@@ -232,16 +238,25 @@ export type {
   /**
    * @since 0.1.0
    */
-  McpClientError
+  McpClientError,
+  /**
+   * @since 0.3.0
+   */
+  McpRequestError
 } from "./McpError.js"
 
 export {
   /**
    * @since 0.1.0
    */
-  connectHttp,
+  McpAuthError
+} from "./McpAuthError.js"
+
+export {
   /**
+   * `connectHttp` on the runtime's `fetch`, for every runtime (the Node entry's is on undici).
+   *
    * @since 0.1.0
    */
-  connectStdio
-} from "./McpPromise.js"
+  connectHttp
+} from "./internal/promise/connect.js"

@@ -1,26 +1,65 @@
 /**
- * The Node entry point, `@mcp-effect/client/node`: everything the portable entry (`@mcp-effect/client`) has,
- * plus what needs Node (or Bun, Deno): servers spawned over stdio, undici's fast HTTP path, configuration files,
- * token files and the loopback sign-in receiver.
+ * The Node entry point, `@mcp-effect/client/node` (also for Bun and Deno): everything the portable entry
+ * (`@mcp-effect/client`) has, plus what needs Node: servers spawned over stdio, undici's fast HTTP path,
+ * configuration files (`McpConfig`), token files and the loopback sign-in receiver (`NodeMcpAuth`). Loading it on
+ * a Node older than 22.19 throws an error naming the version needed and the one found.
  *
  * @since 0.3.0
  */
 export * from "./index.js"
 
 /**
- * The client on Node: `layerStdio` and `layerHttp` with their Node services.
+ * The client on Node: `layerStdio` and `layerHttp` with their Node services, `connectStdio` and `connectHttp`.
  *
  * @since 0.1.0
  */
 export * as NodeMcpClient from "./NodeMcpClient.js"
 
+/**
+ * The token file and the loopback sign-in receiver of `McpAuth`.
+ *
+ * @since 0.3.0
+ */
+export * as NodeMcpAuth from "./NodeMcpAuth.js"
+
+/**
+ * Servers from the `mcpServers` configuration (Claude Desktop, Cursor, VS Code, ...).
+ *
+ * @since 0.1.0
+ */
+export * as McpConfig from "./McpConfig.js"
+
+/**
+ * The Promise API's Node wing: `connectStdio`, `connectHttp` on undici, `connectServers` (a configuration's
+ * servers) and `connectFleet` (Redis).
+ *
+ * @since 0.3.0
+ */
+export * as NodePromise from "./NodePromise.js"
+
 export {
   /**
-   * @since 0.1.0
+   * A fleet's HTTP client on Redis (`McpFleet`), for Promise code.
+   *
+   * @since 0.3.0
    */
-  connectHttp,
+  connectFleet,
   /**
+   * Start the servers of an `mcpServers` configuration.
+   *
+   * @since 0.3.0
+   */
+  connectServers,
+  /**
+   * Start a server over stdio and connect to it.
+   *
    * @since 0.1.0
    */
-  connectStdio
-} from "./McpPromise.js"
+  connectStdio,
+  /**
+   * `connectHttp` on undici's dispatcher (on Bun, on `fetch`), with `auth.tokenFile` read and written.
+   *
+   * @since 0.1.0
+   */
+  connectHttp
+} from "./NodePromise.js"

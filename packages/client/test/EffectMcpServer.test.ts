@@ -5,7 +5,7 @@
  * itself, lists and uses what the server offers, keeps the lists for the server's cache hints (counted on the
  * server by its `stats` tool) and hands progress to `onProgress`.
  */
-import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import type { McpClientError } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

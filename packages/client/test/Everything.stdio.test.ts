@@ -1,7 +1,7 @@
 /**
  * Against a real server written by others: @modelcontextprotocol/server-everything (legacy era) over stdio.
  */
-import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"

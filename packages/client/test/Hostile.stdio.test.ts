@@ -4,7 +4,7 @@
  * may take (a bound against hanging, not a speed measurement) and, where the misdeed is about size, the memory;
  * after every case the whole process tree of the server is gone, orphans included.
  */
-import { connectStdio, type McpClient, type McpDiagnostic, McpPromise } from "@mcp-effect/client"
+import { connectStdio, type McpClient, type McpDiagnostic, McpPromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as path from "node:path"

@@ -2,7 +2,7 @@
  * The bridge against @modelcontextprotocol/server-everything (a legacy-era server) over stdio, with real
  * processes and the real clock, including a scripted "model" loop (no network) and the Promise API.
  */
-import { connectStdio, LlmBridge, LlmPromise, McpClient, NodeMcpClient, ToolRegistry, Toolkit } from "@mcp-effect/client"
+import { connectStdio, LlmBridge, McpPromise, McpClient, NodeMcpClient, ToolRegistry, Toolkit } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -175,9 +175,9 @@ describe("a scripted model loop", () => {
 describe("the Promise bridge", () => {
   it("fromClient, toolkit and registry with async handlers; executeToolCalls resolves after close", async () => {
     const client = await connectStdio(server)
-    const bridge = await LlmPromise.fromClient(client)
-    const local = await LlmPromise.toolkit([
-      LlmPromise.tool({
+    const bridge = await McpPromise.fromClient(client)
+    const local = await McpPromise.toolkit([
+      McpPromise.tool({
         name: "shout",
         description: "Upper-case a text",
         parameters: Schema.Struct({ text: Schema.String }),
@@ -189,7 +189,7 @@ describe("the Promise bridge", () => {
         }
       })
     ])
-    const registry = await LlmPromise.registry()
+    const registry = await McpPromise.registry()
     await registry.register("srv", client)
     await registry.register("local", local)
     try {
@@ -219,8 +219,8 @@ describe("the Promise bridge", () => {
       ])
       const refused = await registry.register("srv", local).then(() => undefined, (error: unknown) => error)
       assert.instanceOf(refused, ToolRegistry.ToolRegistryError)
-      const invalid = await LlmPromise.toolkit([
-        LlmPromise.tool({ name: "x", parameters: Schema.String, handler: () => "x" })
+      const invalid = await McpPromise.toolkit([
+        McpPromise.tool({ name: "x", parameters: Schema.String, handler: () => "x" })
       ]).then(() => undefined, (error: unknown) => error)
       assert.instanceOf(invalid, Toolkit.ToolkitError)
     } finally {

@@ -5,7 +5,7 @@
  * calls, our answers in the provider's own message shape, "no such tool" told apart from the tool's own failure.
  */
 import type Anthropic from "@anthropic-ai/sdk"
-import { connectStdio, LlmProviders, type PromiseClient, type ToolResult } from "@mcp-effect/client"
+import { connectStdio, LlmProviders, type PromiseClient, type ToolResult } from "@mcp-effect/client/node"
 import { AiSdkToolError, mcpToolsForAiSdk } from "@mcp-effect/client/AiSdk"
 import { generateText, stepCountIs } from "ai"
 import { MockLanguageModelV3 } from "ai/test"

@@ -14,8 +14,9 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as engine from "../src/internal/auth/engine.js"
 import * as McpAuth from "../src/McpAuth.js"
+import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 import type { AuthOptions } from "../src/internal/auth/options.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/auth/tokens.js"
 import { McpAuthError } from "../src/McpAuthError.js"
 import * as http from "./fixtures/httpServer.js"
 import { CLIENT_SECRET, scriptedAs, type ScriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
@@ -141,7 +142,7 @@ describe("the loopback receiver", () => {
     Effect.gen(function*() {
       const answers: Array<number> = []
       let browsed: Promise<void> = Promise.resolve()
-      const receiver = yield* McpAuth.loopbackReceiverScoped({
+      const receiver = yield* NodeMcpAuth.loopbackReceiverScoped({
         timeoutMs: 10_000,
         open: () => (browsed = browse())
       })
@@ -165,7 +166,7 @@ describe("the loopback receiver", () => {
 
   it.live("only forged callbacks: the receiver waits until its own deadline, then fails", () =>
     Effect.gen(function*() {
-      const receiver = yield* McpAuth.loopbackReceiverScoped({
+      const receiver = yield* NodeMcpAuth.loopbackReceiverScoped({
         timeoutMs: 300,
         open: async () => {
           const forged = await fetch(`${receiver.redirectUrl}?code=forged&state=wrong`)

@@ -9,7 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { TestClock } from "effect/testing"
 import * as engine from "../src/internal/auth/engine.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/auth/tokens.js"
 import { type ScriptedAs, scriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
 
 /** A memory store whose lock can never be had: `exclusive` always runs `alone` (or the effect, lacking one). */

@@ -12,8 +12,14 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as McpClient from "../src/McpClient.js"
-import { connectHttp } from "../src/McpPromise.js"
+import * as McpPromise from "../src/McpPromise.js"
+import { connectHttp } from "../src/NodePromise.js"
+import { McpAuthError } from "../src/McpAuthError.js"
 import * as McpAuth from "../src/McpAuth.js"
+import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
+import * as BrowserMcpAuth from "../src/BrowserMcpAuth.js"
+import * as KeyValueStore from "effect/persistence/KeyValueStore"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { textOf } from "./fixtures/util.js"
 
 const REDIRECT = "http://127.0.0.1:8977/callback"
@@ -100,13 +106,98 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
     }
   })
 
+  it("the portable connectHttp (fetch) given tokenFile refuses it with an McpAuthError naming the Node entry; nothing is written", async () => {
+    const tokenFile = path.join(dir, "portable-tokens.json")
+    const before = signIns.length
+    const client = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth({ tokenFile }) })
+    try {
+      const error = await client.callTool("whoami").then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(error, McpAuthError)
+      assert.include(error.message, "@mcp-effect/client/node")
+      assert.include(error.message, tokenFile)
+      assert.strictEqual(signIns.length, before)
+      assert.strictEqual(await fs.stat(tokenFile).then(() => "written", () => "absent"), "absent")
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("the portable connectHttp (fetch) signs in with the tokens in memory", async () => {
+    const before = signIns.length
+    const client = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth() })
+    try {
+      assert.strictEqual(textOf(await client.callTool("whoami")), "hello demo-user")
+      assert.strictEqual(signIns.length, before + 1)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("tokenStorage (a Web Storage object) keeps the sign-in for a later client, one key per server, on fetch", async () => {
+    const kept = new Map<string, string>()
+    const storage: McpAuth.WebStorage = {
+      getItem: (key) => kept.get(key) ?? null,
+      setItem: (key, value) => void kept.set(key, value)
+    }
+    const before = signIns.length
+    const first = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth({ tokenStorage: storage }) })
+    assert.strictEqual(textOf(await first.callTool("whoami")), "hello demo-user")
+    await first.close()
+    assert.deepStrictEqual([...kept.keys()], [`mcp-effect/tokens/${server.mcpUrl}`])
+    const stored = JSON.parse(kept.get(`mcp-effect/tokens/${server.mcpUrl}`) ?? "[]") as ReadonlyArray<{ issuer: string }>
+    assert.deepStrictEqual(stored.map((entry) => entry.issuer), [server.issuer])
+    const second = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth({ tokenStorage: storage }) })
+    try {
+      assert.strictEqual(textOf(await second.callTool("whoami")), "hello demo-user")
+      assert.strictEqual(signIns.length, before + 1)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it("a value in the store that is not JSON (or not entries) is ignored: the client signs in and replaces it", async () => {
+    const kept = new Map<string, string>([[`mcp-effect/tokens/${server.mcpUrl}`, "{not json"]])
+    const storage: McpAuth.WebStorage = { getItem: (key) => kept.get(key) ?? null, setItem: (key, value) => void kept.set(key, value) }
+    const before = signIns.length
+    const client = await McpPromise.connectHttp({ url: server.mcpUrl, auth: auth({ tokenStorage: storage }) })
+    try {
+      assert.strictEqual(textOf(await client.callTool("whoami")), "hello demo-user")
+      assert.strictEqual(signIns.length, before + 1)
+      assert.isArray(JSON.parse(kept.get(`mcp-effect/tokens/${server.mcpUrl}`) ?? ""))
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("BrowserMcpAuth.layerKeyValueStore keeps the sign-in in Effect's KeyValueStore (McpClient.layerHttp on fetch)", async () => {
+    const before = signIns.length
+    const layer = McpClient.layerHttp({ url: server.mcpUrl, auth: auth() }).pipe(
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(BrowserMcpAuth.layerKeyValueStore)
+    )
+    const call = Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      return textOf(yield* client.callTool("whoami"))
+    }).pipe(Effect.provide(layer))
+    const program = Effect.gen(function*() {
+      const first = yield* call
+      const second = yield* call
+      const keys = yield* Effect.flatMap(Effect.service(KeyValueStore.KeyValueStore), (store) => store.keys)
+      return { first, second, keys }
+    }).pipe(Effect.provide(KeyValueStore.layerMemory))
+    const { first, second, keys } = await Effect.runPromise(program)
+    assert.deepStrictEqual([first, second], ["hello demo-user", "hello demo-user"])
+    assert.deepStrictEqual(keys, [`mcp-effect/tokens/${server.mcpUrl}`])
+    assert.strictEqual(signIns.length, before + 1)
+  })
+
   it("the Effect API composes the same through layers (file token store as the TokenStore)", async () => {
     const tokenFile = path.join(dir, "effect-tokens.json")
     const before = signIns.length
     const layer = McpClient.layer({ clientName: "effect-layers" }).pipe(
       Layer.provide(McpAuth.layerHttp({ url: server.mcpUrl })),
       Layer.provide(McpAuth.layer(auth())),
-      Layer.provide(McpAuth.layerFileStore(tokenFile)),
+      Layer.provide(NodeMcpAuth.layerFileStore(tokenFile)),
       Layer.provide(NodeHttpClient.layerUndici)
     )
     const call = Effect.gen(function*() {
@@ -121,7 +212,7 @@ describe("OAuth against oidc-provider and the official SDK server", () => {
   })
 
   it("the loopback receiver catches the browser's redirect (as a command-line program would use it)", async () => {
-    const receiver = await McpAuth.loopbackReceiver({
+    const receiver = await NodeMcpAuth.loopbackReceiver({
       open: async (url) => {
         // The user's browser: signs in, and is sent to the receiver.
         const landed = await followAuthorization(url, receiver.redirectUrl)

@@ -11,7 +11,7 @@ import { TestClock } from "effect/testing"
 import * as jose from "jose"
 import * as engine from "../src/internal/auth/engine.js"
 import type { AuthOptions } from "../src/internal/auth/options.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/auth/tokens.js"
 import { McpAuthError } from "../src/McpAuthError.js"
 import { CLIENT_SECRET, insufficientScope, scriptedAs, type ScriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
 

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { discover } from "../src/internal/auth/discovery.js"
 import * as engine from "../src/internal/auth/engine.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/auth/tokens.js"
 import * as http from "./fixtures/httpServer.js"
 import { CLIENT_SECRET, scriptedAs, type ScriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
 

@@ -13,7 +13,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as engine from "../src/internal/auth/engine.js"
 import * as store from "../src/internal/auth/store.js"
-import * as McpAuth from "../src/McpAuth.js"
+import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 
 const SERVER = "https://mcp.example/mcp"
 
@@ -72,7 +72,7 @@ describe("the token file, bounded", () => {
       const again = yield* within(Effect.flip(auth.headers("POST", new URL(SERVER))))
       assert.match(again.detail, /not a regular file \(a FIFO\)/)
 
-      const forgotten = yield* within(Effect.flip(McpAuth.forgetStored(file)))
+      const forgotten = yield* within(Effect.flip(NodeMcpAuth.forgetStored(file)))
       assert.match(forgotten.message, /not a regular file \(a FIFO\)/)
 
       const saved = yield* within(warnings(store.file(file).save(entry)))
@@ -99,7 +99,7 @@ describe("the token file, bounded", () => {
       assert.strictEqual(yield* Effect.promise(() => fs.readFile(file, "utf8")), text)
       assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["tokens.json"])
 
-      const forgotten = yield* within(Effect.flip(McpAuth.forgetStored(file)))
+      const forgotten = yield* within(Effect.flip(NodeMcpAuth.forgetStored(file)))
       assert.match(forgotten.message, /larger than 1 MiB/)
       assert.strictEqual(yield* Effect.promise(() => fs.readFile(file, "utf8")), text)
     }))

@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { challengeInfo, parseChallenges, unionScopes } from "../src/internal/auth/challenge.js"
 import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, sameResource } from "../src/internal/auth/discovery.js"
 import * as store from "../src/internal/auth/store.js"
-import * as McpAuth from "../src/McpAuth.js"
+import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 
 describe("WWW-Authenticate", () => {
   it("reads quoted and bare parameters of several challenges", () => {
@@ -111,7 +111,7 @@ describe("loopback redirect receiver", () => {
   it.effect("listens on 127.0.0.1 and hands back the URL the browser was sent to", () =>
     Effect.gen(function*() {
       const opened: Array<string> = []
-      const receiver = yield* McpAuth.loopbackReceiverScoped({
+      const receiver = yield* NodeMcpAuth.loopbackReceiverScoped({
         open: async (url) => {
           opened.push(url.href)
           // The "browser": the authorization server sends it to the redirect URL.

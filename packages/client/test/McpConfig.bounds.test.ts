@@ -3,7 +3,7 @@
  * at most `concurrency` servers at once (default 8), counted from what each server process writes when it
  * starts and when it answers the era probe.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig, NodePromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -32,7 +32,7 @@ const configOf = (count: number, log: string) => ({
 
 const connectCounting = async (count: number, options: McpConfig.LayerOptions) => {
   const log = path.join(mkdtempSync(path.join(tmpdir(), "mcp-config-bounds-")), "starts.log")
-  const servers = await McpConfig.connectServers(configOf(count, log), options)
+  const servers = await NodePromise.connectServers(configOf(count, log), options)
   try {
     assert.deepStrictEqual(servers.failures, [])
     assert.strictEqual(Object.keys(servers.clients).length, count)
@@ -55,7 +55,7 @@ describe("McpConfig.connectServers with many entries (issue 25, item 7)", () => 
 
   it("a concurrency below 1 is an McpConfigError, and starts nothing", async () => {
     const log = path.join(mkdtempSync(path.join(tmpdir(), "mcp-config-bounds-")), "starts.log")
-    const error: unknown = await McpConfig.connectServers(configOf(2, log), { concurrency: 0 }).then(
+    const error: unknown = await NodePromise.connectServers(configOf(2, log), { concurrency: 0 }).then(
       () => undefined,
       (e: unknown) => e
     )

@@ -2,7 +2,7 @@
  * Configuration people already have: VS Code's `servers` shape (`type: stdio | http | sse`, `inputs` with
  * `${input:ID}`), and a broken entry reported while the rest connect (`connectServers`, `onBroken: "report"`).
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig, NodePromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -64,7 +64,7 @@ describe("McpConfig: one broken entry is reported, the rest connect", () => {
 
   it.live("connectServers (Promise) reports by default", () =>
     Effect.gen(function*() {
-      const servers = yield* Effect.promise(() => McpConfig.connectServers(document))
+      const servers = yield* Effect.promise(() => NodePromise.connectServers(document))
       try {
         assert.deepStrictEqual(Object.keys(servers.clients), ["good"])
         assert.deepStrictEqual(servers.failures.map((failure) => failure.entry), ["malformed", "broken"])
@@ -76,7 +76,7 @@ describe("McpConfig: one broken entry is reported, the rest connect", () => {
       }
       // onBroken: "fail" keeps the former behaviour.
       const rejected = yield* Effect.promise(() =>
-        McpConfig.connectServers(document, { onBroken: "fail" }).then(
+        NodePromise.connectServers(document, { onBroken: "fail" }).then(
           () => "connected",
           (error: { readonly _tag: string }) => error._tag
         )

@@ -5,7 +5,7 @@
  * (`mkfifo`), links and sparse files. Each read is bounded in time: a bound against hanging, not a speed
  * measurement.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

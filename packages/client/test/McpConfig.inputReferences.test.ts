@@ -2,7 +2,7 @@
  * `McpConfig.inputReferencesOf`: which of VS Code's `inputs` an entry needs, so that a host asks for those alone.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig } from "@mcp-effect/client/node"
 
 describe("McpConfig.inputReferencesOf", () => {
   it("lists each ${input:ID} of an entry's strings once, in order; $${ is a literal and other references are not inputs", () => {

@@ -4,7 +4,7 @@
  * expanded `X-Api-Key` header (in a JSON-RPC error, in an HTTP 500 body). Header values the caller gives
  * directly are kept out the same way. Real processes (`fixtures/configServer.mjs`) over stdio and loopback HTTP.
  */
-import { McpConfig, NodeMcpClient } from "@mcp-effect/client"
+import { McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
 import { McpClient } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"

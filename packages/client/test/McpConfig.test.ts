@@ -3,7 +3,7 @@
  * errors naming the entry and field), and real servers started from it (stdio and HTTP) into one registry,
  * from the Effect API (a layer) and the Promise API.
  */
-import { McpConfig } from "@mcp-effect/client"
+import { McpConfig, NodePromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -213,7 +213,7 @@ describe("McpConfig: servers started from the configuration", () => {
         Effect.provide(McpConfig.layer(file))
       )
       assert.include(tools.map((t) => t.function.name), "demo__echo")
-      const servers = yield* Effect.promise(() => McpConfig.connectServers(file))
+      const servers = yield* Effect.promise(() => NodePromise.connectServers(file))
       try {
         const demo = servers.clients["demo"]
         assert(demo !== undefined)
@@ -224,7 +224,7 @@ describe("McpConfig: servers started from the configuration", () => {
         yield* Effect.promise(() => servers.close())
       }
       const rejected = yield* Effect.promise(() =>
-        McpConfig.connectServers({ mcpServers: { x: { command: "x", env: { A: "${NOPE_NOT_SET}" } } } }, { env: {} })
+        NodePromise.connectServers({ mcpServers: { x: { command: "x", env: { A: "${NOPE_NOT_SET}" } } } }, { env: {} })
           .then(() => undefined, (e: unknown) => e)
       )
       assert(rejected instanceof McpConfig.McpConfigError)

@@ -20,6 +20,7 @@ import * as McpAuth from "../src/McpAuth.js"
 import * as McpFleet from "../src/McpFleet.js"
 import { type FleetRedis, startFleetRedis } from "./fixtures/fleetRedis.js"
 import { redisServerPath } from "./fixtures/redisServer.js"
+import * as NodePromise from "../src/NodePromise.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet fault tests skipped: no redis-server on this machine (.ci/run installs it)")
@@ -275,7 +276,7 @@ describe.skipIf(!haveRedis)("McpFleet.connectHttp: Redis that does not answer", 
       const started = Date.now()
       const error: unknown = await within(
         10_000,
-        McpFleet.connectHttp({
+        NodePromise.connectFleet({
           url: mcp?.url ?? "",
           fleet: { url: server().url, subject: "u", key: KEY, connectTimeout: "2 seconds", timeout: "1 second" }
         }).then(() => undefined, (e: unknown) => e),
@@ -291,7 +292,7 @@ describe.skipIf(!haveRedis)("McpFleet.connectHttp: Redis that does not answer", 
   for (const fault of ["paused", "down", "back"] as const) {
     const state = fault === "paused" ? "while it is paused" : fault === "down" ? "while it is still down" : "once it is back"
     it(`FleetClient.close() settles within 2 s after 3 s without Redis, ${state}, with Redis commands in flight`, async () => {
-      const client = await McpFleet.connectHttp({ url: mcp?.url ?? "", fleet: { url: server().url, subject: "u", key: KEY } })
+      const client = await NodePromise.connectFleet({ url: mcp?.url ?? "", fleet: { url: server().url, subject: "u", key: KEY } })
       assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
       const restarted = fault === "paused" ? undefined : server().restart(fault === "back" ? 3000 : 3500)
       if (fault === "paused") server().pause()

@@ -22,6 +22,7 @@ import { bundleWorker } from "./fixtures/bundleWorker.js"
 import { type FleetRedis, startFleetRedis } from "./fixtures/fleetRedis.js"
 import { redisServerPath } from "./fixtures/redisServer.js"
 import { textOf } from "./fixtures/util.js"
+import * as NodePromise from "../src/NodePromise.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet outage tests skipped: no redis-server on this machine (.ci/run installs it)")
@@ -74,7 +75,7 @@ describe.skipIf(!haveRedis)("McpFleet through Redis faults: worker processes", (
   it(`4 workers through a ${PAUSE_MS / 1000} s pause and a restart mid-refresh: no refresh token reused, one sign-in, every call within its timeout plus the pause`, async () => {
     if (redis === undefined || server === undefined) throw new Error("not started")
     const fleet = { url: redis.url, subject: "demo-user", key: KEY, prefix: "outage" }
-    const first = await McpFleet.connectHttp({
+    const first = await NodePromise.connectFleet({
       url: server.mcpUrl,
       auth: { clientName: "mcp-effect fleet test", redirectUrl: REDIRECT, onAuthorize: (url) => followAuthorization(url, REDIRECT) },
       fleet

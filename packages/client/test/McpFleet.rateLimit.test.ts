@@ -15,6 +15,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpFleet from "../src/McpFleet.js"
 import * as McpTestServer from "../src/McpTestServer.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
+import * as NodePromise from "../src/NodePromise.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet rate limit tests skipped: no redis-server on this machine (.ci/run installs it)")
@@ -118,7 +119,7 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", 
 
   it("a list served from the cache does not wait for a turn (1 call per 5 s: the first list takes it, 5 more answer at once)", async () => {
     const waits: Array<number> = []
-    const client = await McpFleet.connectHttp({
+    const client = await NodePromise.connectFleet({
       url: lists?.url ?? "",
       fleet: {
         url: redis?.url ?? "",

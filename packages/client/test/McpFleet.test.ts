@@ -26,6 +26,7 @@ import * as McpFleet from "../src/McpFleet.js"
 import { textOf } from "./fixtures/util.js"
 import { bundleWorker } from "./fixtures/bundleWorker.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
+import * as NodePromise from "../src/NodePromise.js"
 
 const haveRedis = redisServerPath() !== undefined
 if (!haveRedis) console.log("McpFleet tests skipped: no redis-server on this machine (.ci/run installs it)")
@@ -190,7 +191,7 @@ describe.skipIf(!haveRedis)("McpFleet sign-in", () => {
     const asked: Array<string> = []
     const fleet = { url: redisUrl(), subject: "demo-user", key: KEY, prefix: "together" }
     const client = (name: string) =>
-      McpFleet.connectHttp({
+      NodePromise.connectFleet({
         url: server.mcpUrl,
         auth: {
           clientName: "mcp-effect fleet test",
@@ -247,7 +248,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
   it(`5 worker processes for ${seconds} s: every call answers, one sign-in, no refused refresh; one killed holding the refresh lock, the other 4 carry on`, async () => {
     const fleet = { url: redisUrl(), subject: "demo-user", key: KEY, prefix: "fleet", lockTtl: 3000 }
     // The user signs in once, in the first process.
-    const first = await McpFleet.connectHttp({
+    const first = await NodePromise.connectFleet({
       url: server.mcpUrl,
       auth: { clientName: "mcp-effect fleet test", redirectUrl: REDIRECT, onAuthorize: (url) => followAuthorization(url, REDIRECT) },
       fleet
@@ -257,7 +258,7 @@ describe.skipIf(!haveRedis)("McpFleet: worker processes share one sign-in and si
     assert.strictEqual(server.counts.authorizations, 1)
 
     // The tool list, fetched once here: the workers' lists come from the fleet's cache.
-    const lister = await McpFleet.connectHttp({ url: lists.url, fleet })
+    const lister = await NodePromise.connectFleet({ url: lists.url, fleet })
     assert.isTrue((await lister.listTools()).some((tool) => tool.name === "echo"))
 
     const script = await bundleWorker("fleetWorker.ts", "worker")

@@ -1,4 +1,4 @@
-import { McpTransport, NodeMcpClient } from "@mcp-effect/client"
+import { McpTransport, NodeMcpClient } from "@mcp-effect/client/node"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

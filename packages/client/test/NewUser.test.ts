@@ -4,7 +4,7 @@
  * client tells servers is the package's (item 10), an elicitation answer that breaks the form's rules is declined
  * with a warning that names the field and the rule (item 2).
  */
-import { InputFulfiller, McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { InputFulfiller, McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

@@ -2,7 +2,7 @@
  * Against a real server built with the official SDK (`@modelcontextprotocol/server` 2.x), over stdio, in both
  * eras: the same server process speaks either, and `--era legacy` makes it a pre-2026 server.
  */
-import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"

@@ -1,7 +1,7 @@
 /**
  * Rough edges a new user hit (issue 12, item 5) and `executeToolCalls` on careless input (issue 11, item 6).
  */
-import { LlmBridge, LlmPromise, McpClient, McpPromise, McpSchema, McpTestServer, Toolkit } from "@mcp-effect/client"
+import {LlmBridge, McpPromise, McpClient, McpSchema, McpTestServer, Toolkit } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -64,7 +64,7 @@ describe("an AbortSignal abort rejects with the signal's reason", () => {
         const aborted = await second
         assert.strictEqual((aborted as { name?: unknown }).name, "AbortError")
 
-        const bridge = await LlmPromise.toolkit([])
+        const bridge = await McpPromise.toolkit([])
         const already = AbortSignal.abort("gone")
         const rejected = await bridge.executeToolCalls(
           [{ id: "1", type: "function", function: { name: "x", arguments: "{}" } }],
@@ -135,7 +135,7 @@ describe("wire schemas keep what they do not name, at every depth", () => {
       same(yield* McpSchema.decodeWire(McpSchema.JsonRpcMessage)(frame), frame)
 
       const bad = yield* Effect.flip(McpSchema.decodeWire(McpSchema.ListToolsResult)({ tools: [{ name: 1 }] }))
-      assert.include(McpSchema.parseErrorMessage(bad), "[\"tools\"][0][\"name\"]")
+      assert.include(bad.message, "[\"tools\"][0][\"name\"]")
     }))
 })
 
@@ -203,7 +203,7 @@ describe("executeToolCalls", () => {
 
   it.live("issue 11 item 6: the Promise bridge never throws and never rejects on careless input", () =>
     Effect.promise(async () => {
-      const bridge = await LlmPromise.toolkit([])
+      const bridge = await McpPromise.toolkit([])
       for (const [what, calls, count] of careless) {
         let thrown: unknown
         let results: ReadonlyArray<LlmBridge.ToolResult> | undefined

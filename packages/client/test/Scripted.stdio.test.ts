@@ -1,7 +1,7 @@
 /**
  * Every branch of the client against our scripted server, over real stdio (a real child process per test).
  */
-import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { connectStdio, McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"

@@ -3,7 +3,7 @@
  * and Effect's own `McpServer.skill` (`effect/ai`). Every page listed, nothing read before loading, each file
  * verified against the server's own digests, sizes and frontmatter, text and binary alike, and the folders read.
  */
-import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"

@@ -3,7 +3,7 @@
  * pass by default (a real server reports its environment in a tool result), a password in a proxy URL stays
  * out of what the client reports, and a server that wrote nothing before a timeout is named as such.
  */
-import { McpClient, McpTransport, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, McpTransport, NodeMcpClient } from "@mcp-effect/client/node"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

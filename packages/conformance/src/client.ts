@@ -12,7 +12,7 @@
  * It always exits: 0 when every step worked, 1 otherwise (the reason on stderr), and after
  * `MCP_EFFECT_DEADLINE_MS` (default 25 s, below the runner's 30 s) no matter what.
  */
-import { type McpAuth, McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { type McpAuth, McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import type { McpClientError, McpSchema } from "@mcp-effect/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

@@ -195,7 +195,7 @@ const MODERN_CODES: ReadonlySet<number> = new Set([
 ])
 
 /**
- * Streamable HTTP detection (CLIENT.md §2.5): only a 4xx without a recognised modern error (or a non-modern
+ * Streamable HTTP detection (the 2026-07-28 specification, Transports, backwards compatibility): only a 4xx without a recognised modern error (or a non-modern
  * JSON-RPC error on a 2xx, from a stateless legacy server) means legacy. A probe timeout, a 5xx, an
  * authorization challenge, or a server that cannot be reached is an error, never a fallback.
  */

@@ -12,7 +12,7 @@ export type Leaf<A> = (value: A) => unknown
 
 const describe = (e: unknown) => e instanceof Error ? e.message : String(e)
 
-/** The hook's fiber starts on the scheduler, not inline: the reader goes on at once (as in Effect 3). */
+/** The hook's fiber starts on the scheduler, not inline: the reader goes on at once. */
 const runOptions = { startImmediately: false } as const
 
 /**
@@ -39,7 +39,7 @@ export const runLeaf = <A>(
     }
     if (Effect.isEffect(out)) {
       const effect: Effect.Effect<unknown, unknown> = out as Effect.Effect<unknown, unknown>
-      // The cause rendered as Effect 3 rendered it (`String(cause)` was `Cause.pretty`).
+      // The whole cause, rendered, so that the diagnostic says what failed and where.
       const contained = effect.pipe(Effect.catchCause((cause) => failed(Cause.pretty(cause))))
       return FiberSet.run(fibers, contained, runOptions).pipe(Effect.asVoid)
     }

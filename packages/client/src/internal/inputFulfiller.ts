@@ -9,7 +9,7 @@ import { ContentBlock, decodeWire, isRecord, JsonObject as Extra, OpenStruct } f
 import { McpDiagnostic } from "../McpDiagnostic.js"
 import type { Era } from "../McpTransport.js"
 import type { ElicitResult, Hook, InputHooks, InputRequestOf, ListRootsResult, Service } from "../InputFulfiller.js"
-import { InputRefused } from "../InputFulfiller.js"
+import { InputRefused } from "../InputFulfillerError.js"
 import * as Limiter from "./limiter.js"
 
 /** @internal */

@@ -3,6 +3,7 @@
  * and the `x-mcp-header` tool-argument mirrors with their validity check.
  */
 import type { JsonObject, Tool } from "../McpSchema.js"
+import { isRecord } from "../McpSchema.js"
 
 const SENTINEL_PREFIX = "=?base64?"
 const SENTINEL_SUFFIX = "?="
@@ -46,9 +47,6 @@ const UNREACHABLE_KEYWORDS: ReadonlyArray<string> = [
 
 /** Keywords whose value is a `name → subschema` map. */
 const MAP_KEYWORDS: ReadonlySet<string> = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"])
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Whether a value must travel Base64-encoded: not visible ASCII/space/tab, padded, empty, or sentinel-shaped. */
 const needsEncoding = (value: string): boolean => {
@@ -131,10 +129,10 @@ const scan = (inputSchema: unknown): Scan => {
     declarations.push({ path, name })
   }
   const visit = (node: unknown, path: ReadonlyArray<string>, reachable: boolean): void => {
-    if (!isObject(node)) return
+    if (!isRecord(node)) return
     if (X_MCP_HEADER in node) check(node, path, reachable)
     const properties = node["properties"]
-    if (isObject(properties)) {
+    if (isRecord(properties)) {
       for (const [key, child] of Object.entries(properties)) visit(child, [...path, key], reachable)
     }
     for (const keyword of UNREACHABLE_KEYWORDS) {
@@ -142,7 +140,7 @@ const scan = (inputSchema: unknown): Scan => {
       if (sub === undefined) continue
       const branches = Array.isArray(sub)
         ? sub
-        : MAP_KEYWORDS.has(keyword) && isObject(sub)
+        : MAP_KEYWORDS.has(keyword) && isRecord(sub)
         ? Object.values(sub)
         : [sub]
       for (const branch of branches) visit(branch, [...path, `<${keyword}>`], false)
@@ -153,7 +151,7 @@ const scan = (inputSchema: unknown): Scan => {
 }
 
 /**
- * Why a tool's `x-mcp-header` annotations are invalid (CLIENT.md §8.3), or `undefined` when they are fine
+ * Why a tool's `x-mcp-header` annotations are invalid (the 2026-07-28 specification, Streamable HTTP, `x-mcp-header`), or `undefined` when they are fine
  * (or absent). An HTTP client must drop such a tool from the `tools/list` it exposes and should log the reason.
  *
  * @internal
@@ -165,7 +163,7 @@ export const invalidToolHeaders = (tool: Tool): string | undefined => {
 const valueAt = (root: unknown, path: ReadonlyArray<string>): unknown => {
   let node = root
   for (const key of path) {
-    if (!isObject(node)) return undefined
+    if (!isRecord(node)) return undefined
     node = node[key]
   }
   return node

@@ -7,6 +7,7 @@
  * @internal
  */
 import { isRecord } from "../McpSchema.js"
+import { base64OfText } from "./bytes.js"
 
 /** The request headers whose values are credentials. @internal */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "dpop", "cookie"])
@@ -31,7 +32,7 @@ const formsOf = (secrets: Iterable<string | undefined>): ReadonlyArray<string> =
   for (const secret of secrets) {
     if (secret === undefined) continue
     const bare = secret.replace(/^(Bearer|DPoP|Basic)\s+/i, "")
-    for (const form of [secret, bare, encodeURIComponent(bare), Buffer.from(bare).toString("base64")]) {
+    for (const form of [secret, bare, encodeURIComponent(bare), base64OfText(bare)]) {
       if (isSecretLike(form)) forms.add(form)
     }
   }

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { concatBytes } from "../bytes.js"
 
 /** @internal */
 export const MAX_BODY_BYTES = 1 << 20
@@ -43,5 +44,5 @@ export const boundedFetch = async (url: string | URL, init?: RequestInit): Promi
     }
     chunks.push(value)
   }
-  return new Response(Buffer.concat(chunks), keep)
+  return new Response(concatBytes(chunks), keep)
 }

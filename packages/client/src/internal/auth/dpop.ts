@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type * as jose from "jose"
 import * as oauth from "oauth4webapi"
 import { loadJose } from "./jose.js"
+import { textOfBase64Url } from "../bytes.js"
 
 type CryptoKeyPair = Awaited<ReturnType<typeof oauth.generateKeyPair>>
 type CryptoKey = CryptoKeyPair["privateKey"]
@@ -65,7 +66,7 @@ export const proofNonce = (proof: string | undefined): string | undefined => {
   const payload = proof?.split(".")[1]
   if (payload === undefined) return undefined
   try {
-    const claims: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))
+    const claims: unknown = JSON.parse(textOfBase64Url(payload))
     return typeof claims === "object" && claims !== null && "nonce" in claims && typeof claims.nonce === "string"
       ? claims.nonce
       : undefined

@@ -21,7 +21,7 @@ import * as grants from "./grants.js"
 import type { AuthOptions, JwtBearer } from "./options.js"
 import * as S from "./session.js"
 import * as shared from "./shared.js"
-import type { Store } from "./store.js"
+import type { Store } from "./tokens.js"
 
 /** How many authorizations one scope set gets before a server that keeps asking is an error. */
 const MAX_AUTHORIZATIONS_PER_SCOPES = 2

@@ -9,12 +9,13 @@ import * as Effect from "effect/Effect"
 import * as oauth from "oauth4webapi"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
+import { base64OfText } from "../bytes.js"
 import { boundedFetch } from "./bounded.js"
 import { exchange } from "./budgets.js"
 import { secureUrl } from "./discovery.js"
 import { importPrivateKey } from "./oauthCalls.js"
 import type { AuthOptions } from "./options.js"
-import type { StoredClient } from "./store.js"
+import type { StoredClient } from "./tokens.js"
 
 /** @internal */
 export interface ActiveClient {
@@ -44,7 +45,7 @@ export const secretMethod = (as: oauth.AuthorizationServer, hasSecret: boolean):
  */
 export const basicAuth = (secret: string): oauth.ClientAuth => (_as, client, _body, headers) => {
   const credentials = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`
-  headers.set("authorization", `Basic ${Buffer.from(credentials).toString("base64")}`)
+  headers.set("authorization", `Basic ${base64OfText(credentials)}`)
 }
 
 /** oauth4webapi's client authentication for a stored identity. @internal */

@@ -6,6 +6,7 @@
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as jose from "jose"
+import type { WebStorage } from "./keyValueStore.js"
 
 /**
  * A value, a Promise or an Effect, like the client's other hooks.
@@ -117,8 +118,17 @@ export interface AuthOptions {
    * the `DPoP` scheme and the authorization server advertises `dpop_signing_alg_values_supported`.
    */
   readonly dpop?: boolean | undefined
-  /** Keep tokens and registrations in this JSON file (created 0600) instead of the `TokenStore` service. */
+  /**
+   * Keep tokens and registrations in this JSON file (created 0600) when no `TokenStore` is provided: on Node,
+   * Bun and Deno, through the Node entry (`@mcp-effect/client/node`).
+   */
   readonly tokenFile?: string | undefined
+  /**
+   * Keep tokens and registrations in this Web Storage object (a page's `localStorage`) when no `TokenStore` is
+   * provided: one key per MCP server, `mcp-effect/tokens/<server URL>`. (Effect code may provide any
+   * `KeyValueStore` instead: `BrowserMcpAuth.layerKeyValueStore`.)
+   */
+  readonly tokenStorage?: WebStorage | undefined
   /** Ask for `offline_access` when the authorization server lists it (default true). */
   readonly offlineAccess?: boolean | undefined
   /**

@@ -18,7 +18,7 @@ import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
 import type { GrantContext } from "./grants.js"
 import { activate, type ActiveClient, activatePreRegistered, preRegistered, register } from "./identity.js"
 import type { AuthOptions } from "./options.js"
-import type { Store, StoredClient, StoredTokens } from "./store.js"
+import type { Store, StoredClient, StoredTokens } from "./tokens.js"
 
 /** How long before expiry a token is refreshed (at most). */
 const EXPIRY_MARGIN_MS = 30_000

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import type { McpAuthError } from "../../McpAuthError.js"
 import { activate } from "./identity.js"
 import type * as S from "./session.js"
-import type { StoredClient } from "./store.js"
+import type { StoredClient } from "./tokens.js"
 
 /**
  * Take the stored tokens of the same authorization server when they are not the ones held (another process

@@ -30,6 +30,7 @@ import * as Skills from "./skills.js"
 import * as TaskWatch from "./taskWatch.js"
 import * as Tools from "./tools.js"
 import { invalidCall, notSent } from "./arguments.js"
+import * as typedCall from "./typedCall.js"
 
 /** Methods a modern server may answer with `input_required`. */
 const INPUT_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"])
@@ -124,7 +125,7 @@ const service = (
     serverCapabilities: Effect.map(info, (i) => i.capabilities),
     instructions: Effect.map(info, (i) => i.instructions),
     listTools: tools.listTools,
-    callTool: tools.callTool,
+    callTool: typedCall.withSchema(tools.callTool),
     listPrompts: (listOptions) => list("prompts/list", ListPromptsResult, (page) => page.prompts, listOptions),
     getPrompt: (name, args, callOptions) => {
       const invalid = invalidCall("prompts/get", "prompt name", name, args)

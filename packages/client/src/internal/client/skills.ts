@@ -19,20 +19,18 @@ import {
   type ReadResourceResult,
   Resource
 } from "../../McpSchema.js"
-import {
-  type LoadedSkill,
-  McpSkillError,
-  McpSkillVerificationError,
-  type Skill,
-  type SkillFile,
-  type SkillsError
-} from "../../McpSkills.js"
+import type { LoadedSkill, Skill, SkillFile, SkillsError } from "../../McpSkills.js"
+import { McpSkillError, McpSkillVerificationError } from "../../McpSkillsError.js"
 import * as Entry from "../skills/entry.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
 import { decodeAs } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Requests } from "./request.js"
+
+// The YAML parser is loaded when the first `SKILL.md` is read.
+let frontmatterModule: Promise<typeof import("../skills/frontmatter.js")> | undefined
+const loadFrontmatter = () => (frontmatterModule ??= import("../skills/frontmatter.js"))
 
 const cacheFields = {
   ttlMs: Schema.optional(Schema.Number),
@@ -157,7 +155,8 @@ export const make = (
         }
         const asText = text ?? textOf(bytes)
         if (uri === skill.uri) {
-          const frontmatter = Entry.parseFrontmatter(asText ?? "")
+          const { parseFrontmatter } = yield* Effect.promise(loadFrontmatter)
+          const frontmatter = parseFrontmatter(asText ?? "")
           if (typeof frontmatter === "string") return yield* fail("frontmatter", "YAML frontmatter", frontmatter)
           const differences = Entry.frontmatterDifferences(skill.frontmatter, frontmatter)
           // What differs is named; the file's own values are never handed out.

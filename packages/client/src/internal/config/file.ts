@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
-import { McpConfigError } from "../../McpConfig.js"
+import { McpConfigError } from "../../McpConfigError.js"
 
 /** The largest configuration file read: 4 MiB, far past any real one. @internal */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024

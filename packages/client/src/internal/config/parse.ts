@@ -4,14 +4,12 @@
  */
 import * as Effect from "effect/Effect"
 import type { Config, Environment, ServerEntry } from "../../McpConfig.js"
-import { McpConfigError } from "../../McpConfig.js"
+import { McpConfigError } from "../../McpConfigError.js"
 import { isSecretLike } from "../redact.js"
 import { SAFE_ENV_KEYS } from "../transport/environment.js"
+import { isRecord } from "../../McpSchema.js"
 
 type Json = Readonly<Record<string, unknown>>
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 interface Where {
   readonly path?: string | undefined
@@ -84,7 +82,7 @@ const stringMap = (
 ): Effect.Effect<Readonly<Record<string, string>> | undefined, McpConfigError> => {
   const value = entry[key]
   if (value === undefined) return Effect.succeed(undefined)
-  if (!isObject(value)) return Effect.fail(failure(where, key, "must be an object of strings"))
+  if (!isRecord(value)) return Effect.fail(failure(where, key, "must be an object of strings"))
   return Effect.forEach(Object.entries(value), ([name, item]) =>
     typeof item === "string"
       ? Effect.map(expand(item, env, where, `${key}.${name}`), (expanded) => [name, expanded] as const)
@@ -172,7 +170,7 @@ export const parseEntry = (
   path?: string
 ): Effect.Effect<ServerEntry, McpConfigError> => {
   const where: Where = { path, entry: name, secrets: new Set() }
-  if (!isObject(entry)) return Effect.fail(failure(where, undefined, "an entry must be a JSON object"))
+  if (!isRecord(entry)) return Effect.fail(failure(where, undefined, "an entry must be a JSON object"))
   const type = entry["type"]
   if (type !== undefined && typeof type !== "string") return Effect.fail(failure(where, "type", "must be a string"))
   if (type === "sse") {
@@ -213,11 +211,11 @@ export const parseDocument = (
  */
 export const serversOf = (document: unknown, path: string | undefined): Effect.Effect<Json, McpConfigError> => {
   const where: Where = { path }
-  if (!isObject(document)) return Effect.fail(failure(where, undefined, "the configuration must be a JSON object"))
+  if (!isRecord(document)) return Effect.fail(failure(where, undefined, "the configuration must be a JSON object"))
   const key = document["mcpServers"] === undefined && document["servers"] !== undefined ? "servers" : "mcpServers"
   const servers = document[key]
   if (servers === undefined) return Effect.fail(failure(where, "mcpServers", "missing (nor VS Code's servers)"))
-  if (!isObject(servers)) return Effect.fail(failure(where, key, "must be an object of named entries"))
+  if (!isRecord(servers)) return Effect.fail(failure(where, key, "must be an object of named entries"))
   return Effect.succeed(servers)
 }
 
@@ -230,10 +228,10 @@ export interface Input {
 
 /** The `inputs` a document declares (VS Code's shape; none for other shapes). */
 export const inputsOf = (document: unknown): ReadonlyArray<Input> => {
-  const inputs = isObject(document) ? document["inputs"] : undefined
+  const inputs = isRecord(document) ? document["inputs"] : undefined
   if (!Array.isArray(inputs)) return []
   return inputs.flatMap((input): ReadonlyArray<Input> =>
-    isObject(input) && typeof input["id"] === "string"
+    isRecord(input) && typeof input["id"] === "string"
       ? [{
         id: input["id"],
         description: typeof input["description"] === "string" ? input["description"] : undefined,

@@ -15,7 +15,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Redis from "effect/persistence/Redis"
-import * as store from "../auth/store.js"
+import * as store from "../auth/tokens.js"
 import * as Health from "./health.js"
 import * as lock from "./lock.js"
 import { digest, type Sealer } from "./seal.js"

@@ -1,7 +1,7 @@
 /** Test server, what it declares: its capabilities and server info, from the definition and the era. */
 import type { JsonObject } from "../../McpSchema.js"
 import type { Definition } from "../../McpTestServer.js"
-import { skillsCapability } from "./skills.js"
+import { EXTENSION_ID } from "../skills/entry.js"
 
 /** The modern tasks extension (SEP-2663). @internal */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -32,3 +32,9 @@ export const serverInfoOf = (definition: Definition): ServerInfo => ({
   name: definition.name ?? "test-server",
   version: definition.version ?? "1.0.0"
 })
+
+/** The extension as the server declares it, when it serves skills. @internal */
+export const skillsCapability = (definition: Definition): JsonObject | undefined =>
+  definition.skills === undefined
+    ? undefined
+    : { [EXTENSION_ID]: definition.skillsDirectoryRead === true ? { directoryRead: true } : {} }

@@ -4,19 +4,13 @@ import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import type { JsonObject } from "../../McpSchema.js"
 import type { Definition, SkillDefinition } from "../../McpTestServer.js"
-import { EXTENSION_ID, parseFrontmatter } from "../skills/entry.js"
+import { parseFrontmatter } from "../skills/frontmatter.js"
 import { paramsOf, RpcFailure } from "./protocol.js"
 import { complete, type ConnectionState } from "./state.js"
 
 const SCHEME = "skill://"
 const DIRECTORY = "inode/directory"
 const utf8 = new TextEncoder()
-
-/** The extension as the server declares it, when it serves skills. @internal */
-export const skillsCapability = (definition: Definition): JsonObject | undefined =>
-  definition.skills === undefined
-    ? undefined
-    : { [EXTENSION_ID]: definition.skillsDirectoryRead === true ? { directoryRead: true } : {} }
 
 const rootOf = (skill: SkillDefinition) => `${SCHEME}${skill.prefix === undefined ? "" : `${skill.prefix}/`}${skill.name}`
 

@@ -14,7 +14,7 @@ import {
   type McpTransportError
 } from "../../McpError.js"
 import type { McpAuthError } from "../../McpAuthError.js"
-import { isRecord, type RequestId } from "../../McpSchema.js"
+import { isRecord, isRequestId, type RequestId } from "../../McpSchema.js"
 import type { MessageMeta, SendContext } from "../../McpTransport.js"
 import type * as Deadline from "./deadline.js"
 import { millisOf } from "./deadline.js"
@@ -80,7 +80,6 @@ export const protocolError = (
     ...(httpStatus === undefined ? {} : { httpStatus })
   })
 
-const isId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number"
 
 /** @internal */
 export class Correlator {
@@ -130,7 +129,7 @@ export class Correlator {
     if (!isRecord(value) || value["jsonrpc"] !== "2.0" || value["method"] !== undefined) return false
     const error = value["error"]
     const id = (value["id"] === undefined || value["id"] === null) && error !== undefined ? meta?.inReplyTo : value["id"]
-    if (!isId(id)) return false
+    if (!isRequestId(id)) return false
     const entry = this.pending.get(id)
     if (entry === undefined) return false
     if (error !== undefined) {

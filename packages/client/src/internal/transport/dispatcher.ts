@@ -18,6 +18,7 @@ import { McpInvalidResponseError, type McpServerGoneError, type McpTransportErro
 import {
   decodeWire,
   isRecord,
+  isRequestId,
   type JsonObject,
   JsonRpcMessage,
   type Notification,
@@ -66,7 +67,6 @@ type Item =
 
 const decodeMessage = decodeWire(JsonRpcMessage)
 
-const isId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number"
 
 const replyMessage = (id: RequestId, outcome: Exit.Exit<unknown, RpcErrorResponse>): OutboundMessage =>
   Exit.match(outcome, {
@@ -118,7 +118,7 @@ export const make = (
 
     /** A response nobody could settle: unmatched, or with neither result nor error. */
     const unsettled = (id: RequestId | null | undefined) => {
-      const entry = isId(id) ? correlator.pending.get(id) : undefined
+      const entry = isRequestId(id) ? correlator.pending.get(id) : undefined
       if (entry === undefined) return options.onDiagnostic(McpDiagnostic.UnmatchedResponse({ id }))
       return Effect.sync(() =>
         correlator.settle(
@@ -142,7 +142,7 @@ export const make = (
             if (message.id !== undefined && message.id !== null) return serve(message.id, message.method, params)
             const notification = { method: message.method, params }
             const cancelled = message.method === "notifications/cancelled" ? params?.["requestId"] : undefined
-            return isId(cancelled)
+            return isRequestId(cancelled)
               ? FiberMap.remove(serving, cancelled).pipe(Effect.andThen(options.onNotification(notification)))
               : options.onNotification(notification)
           }

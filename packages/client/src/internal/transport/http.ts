@@ -1,8 +1,8 @@
 /**
  * Streamable HTTP, both eras, on a `Requester` (`effect/http`'s `HttpClient`, or undici's dispatcher on Node).
  *
- * `send` of a request starts its POST on a fiber of the request's scope and returns: the answer reaches the
- * client through the `Receiver` (from the POST's JSON body or SSE stream, or another stream), and when the
+ * `send` of a request starts its POST (on the `Requester`, with no fiber of its own unless `fetchTimeout` bounds
+ * its head) and ties it to the request's scope, then returns: the answer reaches the client through the `Receiver` (from the POST's JSON body or SSE stream, or another stream), and when the
  * client has it, or gives up, the scope closes and the HTTP request with it. The transport keeps no map of
  * requests: a POST that ends without its answer reports the request `failed`.
  *

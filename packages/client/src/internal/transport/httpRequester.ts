@@ -1,11 +1,12 @@
 /**
  * What the HTTP transport asks of an HTTP client: start one request and push what comes back to a handler,
  * with no stream, fiber or scope per request. The Node implementation is undici's dispatcher
- * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime), at the
- * cost of a fiber per request.
+ * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime: a browser or
+ * Worker on `fetch`): each request is a fiber running the client's effect, its body read as a stream.
  */
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -61,13 +62,24 @@ const toRequest = (exchange: Exchange) => {
 const causeOf = (error: HttpClientError.HttpClientError): unknown => error.reason.cause ?? error
 
 /**
+ * The `fetch` options of the caller's `FetchHttpClient.RequestInit` (if any), with `redirect: "manual"`: a
+ * redirect is answered to the transport as the 3xx it is (a page sees an opaque redirect, status 0), never
+ * followed, as on undici's path, so that a request and its credentials go only where the caller sent them.
+ * Other `HttpClient`s ignore it.
+ */
+const noRedirects = (context: Context.Context<never>): globalThis.RequestInit => ({
+  ...Context.getOrUndefined(context, FetchHttpClient.RequestInit),
+  redirect: "manual"
+})
+
+/**
  * A `Requester` on an `HttpClient`: each request runs on a fiber forked with `context` (interrupted by the
- * abort). No trace headers (`traceparent`, `b3`) go to third-party servers.
+ * abort). No trace headers (`traceparent`, `b3`) go to third-party servers, and no redirect is followed.
  *
  * @internal
  */
 export const fromHttpClient = (client: HttpClient.HttpClient, context: Context.Context<never>): Requester => {
-  const run = Effect.runForkWith(context)
+  const run = Effect.runForkWith(Context.add(context, FetchHttpClient.RequestInit, noRedirects(context)))
   return {
     start: (exchange, handler) => {
       let stopped = false

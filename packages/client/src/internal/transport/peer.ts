@@ -12,15 +12,14 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Scope from "effect/Scope"
 import type { McpDiagnostic } from "../../McpDiagnostic.js"
+import type { McpAuthError } from "../../McpAuthError.js"
 import {
   McpClosedError,
-  type McpInvalidResponseError,
-  type McpProtocolError,
+  type McpRequestError,
   type McpServerGoneError,
   McpTimeoutError,
   type McpTransportError
 } from "../../McpError.js"
-import type { McpAuthError } from "../../McpAuthError.js"
 import type { JsonObject, Notification, OutboundMessage, RequestId } from "../../McpSchema.js"
 import type { Connection, SendContext } from "../../McpTransport.js"
 import { type AnswerError, Correlator, type Ended, Pending, type RequestOptions } from "./correlator.js"
@@ -37,14 +36,7 @@ export type {
 } from "./correlator.js"
 
 /** @internal */
-export type RequestError =
-  | McpProtocolError
-  | McpTimeoutError
-  | McpServerGoneError
-  | McpClosedError
-  | McpTransportError
-  | McpAuthError
-  | McpInvalidResponseError
+export type RequestError = McpRequestError
 
 /** @internal */
 export interface Peer {

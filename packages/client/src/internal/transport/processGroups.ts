@@ -1,6 +1,6 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
+import type * as NodeFs from "node:fs"
 
 /**
  * The process groups of the servers the Node stdio transport (`nodeStdio.ts`) started; it is their one owner.
@@ -21,6 +21,13 @@ import * as fs from "node:fs"
  *
  * @internal
  */
+
+/**
+ * `node:fs`, asked of the runtime when first needed rather than imported: the portable stdio transport
+ * (`stdio.ts`) uses this module too, and a static or lazy `import` of `node:fs` would be pulled into every
+ * browser or Worker bundle of the package's main entry. Runtimes that spawn processes (Node, Bun, Deno) have it.
+ */
+const fsModule = (): typeof NodeFs => process.getBuiltinModule("node:fs")
 
 const groups = new Set<number>()
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
@@ -87,14 +94,14 @@ export const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean =
 export const hasRunningMembers = (pgid: number): boolean => {
   let entries: Array<string>
   try {
-    entries = fs.readdirSync("/proc")
+    entries = fsModule().readdirSync("/proc")
   } catch {
     return signalGroup(pgid, 0)
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const stat = fsModule().readFileSync(`/proc/${entry}/stat`, "latin1")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       // fields: state, ppid, pgrp, ...
       if (Number(fields[2]) === pgid && fields[0] !== "Z") return true
@@ -110,14 +117,14 @@ const processTable = (): Map<number, { readonly ppid: number; readonly pgrp: num
   const table = new Map<number, { readonly ppid: number; readonly pgrp: number; readonly zombie: boolean }>()
   let entries: Array<string>
   try {
-    entries = fs.readdirSync("/proc")
+    entries = fsModule().readdirSync("/proc")
   } catch {
     return table
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const stat = fsModule().readFileSync(`/proc/${entry}/stat`, "latin1")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       table.set(Number(entry), { ppid: Number(fields[1]), pgrp: Number(fields[2]), zombie: fields[0] === "Z" })
     } catch {
@@ -153,7 +160,7 @@ export const outsideDescendants = (pid: number): ReadonlyArray<number> => {
 
 const running = (pid: number) => {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+    const stat = fsModule().readFileSync(`/proc/${pid}/stat`, "latin1")
     return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
   } catch {
     try {

@@ -1,0 +1,54 @@
+/**
+ * Typed clients generated from a server's tools (what `mcp-effect types` writes): one Effect `Schema` per tool
+ * input and output, a typed facade for the Effect API (`yield* tools.search({ query })` gives the decoded output)
+ * and one for the Promise API, type-checking under `--strict`. A server whose tool changed shape since
+ * generation fails the call with `McpToolResultError`; `changedTools` (in the generated module) says which
+ * tools differ, from the hash of each tool's schemas kept at generation.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import * as internal from "./internal/codegen.js"
+import * as McpClient from "./McpClient.js"
+import type { McpClientError } from "./McpError.js"
+import type { Tool } from "./McpSchema.js"
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type GenerateOptions = internal.GenerateOptions
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Generated = internal.Generated
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Note = internal.Note
+
+/**
+ * The source of a TypeScript module typing these tools, and notes on what it could not type (keywords a schema
+ * cannot express; a tool whose schema cannot be imported is typed with `JsonObject` input and raw results).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const toolsModule: (tools: ReadonlyArray<Tool>, options?: GenerateOptions) => Effect.Effect<Generated> =
+  internal.toolsModule
+
+/**
+ * The tools of `definitions` (a generated module's) that the server in context lists now with other schemas,
+ * or no longer lists. A generated module exports it bound to its own definitions as `changedTools`.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const changedTools = (
+  definitions: Readonly<Record<string, string>>
+): Effect.Effect<ReadonlyArray<string>, McpClientError, McpClient.McpClient> =>
+  Effect.flatMap(McpClient.listTools({ refresh: true }), (tools) => internal.changedTools(definitions, tools))

@@ -1,0 +1,182 @@
+/**
+ * A TypeScript module generated from a server's tools: one Effect `Schema` per tool input and output (the tool's
+ * JSON Schema imported as far as its keywords allow, `toolSchema.ts`), a typed facade for the Effect API
+ * (`tools.search({ query })`, on the `McpClient` in context) and one for the Promise API (`promiseTools(client)`),
+ * and the hash of each tool's definition at generation (`definitions`), which `changedTools` compares with what
+ * the server lists now. A call whose answer no longer has the generated shape fails with `McpToolResultError`.
+ *
+ * Everything the server wrote (names, descriptions) reaches the source only through Effect's `Codegen` helpers:
+ * string literals, property keys and doc comments, escaped; identifiers sanitised and kept apart.
+ *
+ * @internal
+ */
+import * as Codegen from "effect/Codegen"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as SchemaRepresentation from "effect/SchemaRepresentation"
+import type { Tool } from "../McpSchema.js"
+import { canonicalJson } from "./llm/names.js"
+import * as toolSchema from "./toolSchema.js"
+
+/** @internal */
+export interface GenerateOptions {
+  /** What the module says it was generated from (a URL, a command, a configuration entry). */
+  readonly source?: string | undefined
+  /** The module the facade imports the client from (default `@mcp-effect/client`). */
+  readonly clientModule?: string | undefined
+}
+
+/** A tool, or one of its schemas, the module could not type; the tool is then typed looser, or left out. @internal */
+export interface Note {
+  readonly tool: string
+  readonly detail: string
+}
+
+/** @internal */
+export interface Generated {
+  readonly source: string
+  /** Keywords a schema could not express (what the generated schema does not check), and tools left out. */
+  readonly notes: ReadonlyArray<Note>
+}
+
+/** Descriptions in doc comments are cut to this many characters (a server's text may be megabytes). */
+const MAX_DOC = 400
+
+const pascal = (name: string): string => {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((word) => word !== "")
+  const joined = words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join("")
+  return joined === "" ? "Tool" : /^[0-9]/.test(joined) ? `Tool${joined}` : joined
+}
+
+const docOf = (tool: Tool): string => {
+  const text = (tool.description ?? tool.title ?? "").replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, "")
+  const cut = text.length > MAX_DOC ? `${text.slice(0, MAX_DOC - 1)}…` : text
+  const comment = Codegen.docComment(cut === "" ? `The tool ${JSON.stringify(tool.name)}.` : cut)
+  return comment.trimEnd().split("\n").map((line) => `  ${line}`).join("\n") + "\n"
+}
+
+/** SHA-256 (hex) of the canonical JSON of what a typed call depends on: the tool's schemas. */
+const definitionHash = (tool: Tool): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const text = canonicalJson({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema ?? null })
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))
+    return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")
+  })
+
+/** A representation of a tool's schema, or a note saying why not (then the facade uses a looser type). */
+const representationOf = (tool: Tool, which: "input" | "output", jsonSchema: unknown, notes: Array<Note>) => {
+  const imported = toolSchema.fromJsonSchema(jsonSchema)
+  if (Result.isFailure(imported)) {
+    notes.push({ tool: tool.name, detail: `${which} schema not typed: ${imported.failure}` })
+    return undefined
+  }
+  for (const left of imported.success.unexpressed) {
+    notes.push({ tool: tool.name, detail: `${which} schema: ${left.keyword} at ${left.path} is not checked` })
+  }
+  return SchemaRepresentation.toRepresentation(imported.success.schema.ast)
+}
+
+interface Entry {
+  readonly tool: Tool
+  readonly input: Codegen.Binding | undefined
+  readonly output: Codegen.Binding | undefined
+  readonly hash: string
+}
+
+/** The schemas of one tool, declared in the module. */
+const declareTool = (module: Codegen.Module, tool: Tool, hash: string, notes: Array<Note>): Entry => {
+  const base = pascal(tool.name)
+  const input = representationOf(tool, "input", tool.inputSchema, notes)
+  const output = tool.outputSchema === undefined ? undefined : representationOf(tool, "output", tool.outputSchema, notes)
+  const declared = (name: string, document: SchemaRepresentation.Document | undefined) =>
+    document === undefined
+      ? undefined
+      : module.addSchemas({ [name]: document.representation }, { references: document.references }).get(name)
+  return { tool, input: declared(`${base}Input`, input), output: declared(`${base}Output`, output), hash }
+}
+
+/** The Effect facade's member for one tool. */
+const effectMember = (entry: Entry, client: Codegen.Binding, json: Codegen.Fragment): Codegen.Fragment => {
+  const args = entry.input ?? json
+  const name = Codegen.literal(entry.tool.name)
+  const call = entry.output === undefined
+    ? Codegen.code`${client}.callTool(${name}, args, options)`
+    : Codegen.code`${client}.callTool(${name}, args, { ...options, schema: ${entry.output} })`
+  return Codegen.code`${docOf(entry.tool)}  ${Codegen.propertyKey(entry.tool.name)}: (args: ${args}, options?: ${client}.CallOptions) =>
+    ${call}`
+}
+
+/** The Promise facade's member for one tool. */
+const promiseMember = (entry: Entry, promise: Codegen.Binding, json: Codegen.Fragment): Codegen.Fragment => {
+  const args = entry.input ?? json
+  const name = Codegen.literal(entry.tool.name)
+  const call = entry.output === undefined
+    ? Codegen.code`client.callTool(${name}, args, options)`
+    : Codegen.code`client.callTool(${name}, args, { ...options, schema: ${entry.output} })`
+  return Codegen.code`${docOf(entry.tool)}  ${Codegen.propertyKey(entry.tool.name)}: (args: ${args}, options?: ${promise}.PromiseCallOptions) =>
+    ${call}`
+}
+
+const header = (options: GenerateOptions) =>
+  Codegen.docComment([
+    `Typed tools of ${options.source ?? "an MCP server"}, generated by mcp-effect types. Do not edit: generate again.`,
+    "",
+    "`tools.<name>(args)` calls the tool on the `McpClient` in context and decodes its answer with the generated",
+    "output schema; `promiseTools(client)` does the same on a Promise client. A server whose tool changed shape",
+    "since then fails the call with `McpToolResultError`; `changedTools` lists the tools whose definitions differ."
+  ])
+
+/** @internal */
+export const toolsModule = (tools: ReadonlyArray<Tool>, options: GenerateOptions = {}): Effect.Effect<Generated> =>
+  Effect.gen(function*() {
+    const clientModule = options.clientModule ?? "@mcp-effect/client"
+    const module = new Codegen.Module()
+    const client = Codegen.importNamed(clientModule, "McpClient")
+    const promise = Codegen.importNamed(clientModule, "McpPromise")
+    const codegenHelpers = Codegen.importNamed(clientModule, "McpCodegen")
+    const jsonObject = Codegen.importNamed(clientModule, "McpSchema")
+    const json = Codegen.code`${jsonObject}.JsonObject`
+    const notes: Array<Note> = []
+    const entries: Array<Entry> = []
+    for (const tool of tools) entries.push(declareTool(module, tool, yield* definitionHash(tool), notes))
+    const schemas = entries.flatMap((entry) => [entry.input, entry.output].filter((b) => b !== undefined))
+
+    const definitions = module.declare("definitions")
+    module.define(definitions, [
+      Codegen.code`/** The SHA-256 of each tool's schemas when this module was generated. */
+export const ${definitions}: Readonly<Record<string, string>> = {
+${Codegen.join(entries.map((entry) => `  ${Codegen.propertyKey(entry.tool.name)}: ${Codegen.literal(entry.hash)}`), ",\n")}
+}`
+    ])
+    const facade = module.declare("tools")
+    module.define(facade, [
+      Codegen.code`/** The tools on the \`McpClient\` in context: each decodes its answer with its output schema. */
+export const ${facade} = {
+${Codegen.join(entries.map((entry) => effectMember(entry, client, json)), ",\n")}
+}`
+    ], schemas)
+    const promiseFacade = module.declare("promiseTools")
+    module.define(promiseFacade, [
+      Codegen.code`/** The tools on a Promise client. */
+export const ${promiseFacade} = (client: ${promise}.PromiseClient) => ({
+${Codegen.join(entries.map((entry) => promiseMember(entry, promise, json)), ",\n")}
+})`
+    ], schemas)
+    const changed = module.declare("changedTools")
+    module.define(changed, [
+      Codegen.code`/** The tools the server lists now whose schemas differ from these (or that it no longer lists). */
+export const ${changed} = ${codegenHelpers}.changedTools(${definitions})`
+    ], [definitions])
+    return { source: `${header(options)}\n${module.print()}`, notes }
+  })
+
+/** The names in `definitions` whose tool the server lists with other schemas, or does not list. @internal */
+export const changedTools = (
+  definitions: Readonly<Record<string, string>>,
+  tools: ReadonlyArray<Tool>
+): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const now = new Map<string, string>()
+    for (const tool of tools) if (Object.hasOwn(definitions, tool.name)) now.set(tool.name, yield* definitionHash(tool))
+    return Object.keys(definitions).filter((name) => now.get(name) !== definitions[name])
+  })

@@ -1,0 +1,83 @@
+/**
+ * Node older than 22.19 (issue 26, item 6), on a real old Node of this machine (Debian's Node 20, `/usr/bin/node`;
+ * any Node on PATH older than 22.19 will do): the Node entry refuses to load with a message naming the version
+ * needed and the one found, while the portable entry loads and talks to a real server over HTTP on `fetch`.
+ * Skipped, saying so, where no such Node is installed.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+
+const official = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/official")
+const repo = path.resolve(import.meta.dirname, "../../..")
+
+const versionOf = (binary: string): string | undefined => {
+  const result = spawnSync(binary, ["--version"], { encoding: "utf8" })
+  return result.status === 0 ? result.stdout.trim().replace(/^v/, "") : undefined
+}
+
+const older = (version: string) => {
+  const [major = 0, minor = 0] = version.split(".").map(Number)
+  return major < 22 || (major === 22 && minor < 19)
+}
+
+/** A Node binary older than 22.19: on PATH, or Debian's. */
+const oldNode = (() => {
+  const candidates = [
+    ...(process.env["PATH"] ?? "").split(path.delimiter).map((dir) => path.join(dir, "node")),
+    "/usr/bin/node",
+    "/usr/local/bin/node"
+  ]
+  for (const candidate of new Set(candidates)) {
+    if (!fs.existsSync(candidate)) continue
+    const version = versionOf(candidate)
+    if (version !== undefined && older(version)) return { binary: candidate, version }
+  }
+  return undefined
+})()
+
+const runOld = (source: string) => {
+  if (oldNode === undefined) throw new Error("no old Node")
+  return spawnSync(oldNode.binary, ["--input-type=module", "-e", source], { cwd: repo, encoding: "utf8", timeout: 60_000 })
+}
+
+let server: { readonly url: string; readonly stop: () => void } | undefined
+beforeAll(async () => {
+  if (oldNode === undefined) return
+  const child = spawn(process.execPath, [official, "--http", "--port", "0", "--era", "both"], { stdio: ["ignore", "pipe", "inherit"] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const found = /listening (\S+)/.exec(out)
+      if (found?.[1] !== undefined) resolve(found[1])
+    })
+    child.once("exit", () => reject(new Error(`the server exited: ${out}`)))
+  })
+  server = { url, stop: () => child.kill("SIGTERM") }
+})
+afterAll(() => server?.stop())
+
+describe(`on Node ${oldNode?.version ?? "(none older than 22.19 installed)"}`, () => {
+  it.skipIf(oldNode === undefined)("the Node entry refuses to load, naming the version needed and the one found", () => {
+    const result = runOld(`await import("@mcp-effect/client/node")`)
+    assert.notStrictEqual(result.status, 0)
+    assert.include(result.stderr, `@mcp-effect/client/node needs Node 22.19 or newer; this is Node ${oldNode?.version}`)
+    assert.include(result.stderr, `use the portable entry "@mcp-effect/client"`)
+  })
+
+  it.skipIf(oldNode === undefined)("the portable entry loads and connectHttp (fetch) lists and calls a real server", () => {
+    const result = runOld(`
+      import { connectHttp } from "@mcp-effect/client"
+      const client = await connectHttp({ url: ${JSON.stringify(server?.url)} })
+      const tools = (await client.listTools()).map((tool) => tool.name)
+      const echoed = await client.callTool("echo", { text: "from an old Node" })
+      console.log(JSON.stringify({ era: await client.era(), hasEcho: tools.includes("echo"), text: echoed.content[0]?.text }))
+      await client.close()
+    `)
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout.trim()), { era: "modern", hasEcho: true, text: "from an old Node" })
+  })
+})
