@@ -58,9 +58,23 @@ const startWorker = async (dir: string, name: WorkerName): Promise<void> => {
     `name = "${entry}"\nmain = "${entry}.mjs"\ncompatibility_date = "${COMPATIBILITY_DATE}"\ncompatibility_flags = ["nodejs_compat"]\n`
   )
   const port = await freePort()
+  // Each wrangler gets its own inspector port: two on their defaults collide ("Address already in use").
+  const inspectorPort = await freePort()
   const child = spawn(
     path.join(repo, "node_modules/.bin/wrangler"),
-    ["dev", "-c", config, "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"],
+    [
+      "dev",
+      "-c",
+      config,
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--show-interactive-dev-session=false"
+    ],
     { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"], detached: true }
   )
   running.push(child)
@@ -86,7 +100,8 @@ beforeAll(async () => {
   const [modern, legacy] = await Promise.all([officialHttp("modern"), officialHttp("legacy")])
   servers.set("modern", modern)
   servers.set("legacy", legacy)
-  await Promise.all(Object.keys(workers).map((name) => startWorker(installed.dir, name as WorkerName)))
+  // One after the other: wrangler's start-up is CPU-heavy, and CI has two cores.
+  for (const name of Object.keys(workers) as Array<WorkerName>) await startWorker(installed.dir, name)
 }, 240_000)
 
 /** Stops wrangler and the workerd it started (its own process group). */
