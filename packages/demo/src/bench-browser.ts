@@ -12,7 +12,7 @@
  * first errors instead of figures; the benchmark goes on.
  */
 import type { BuildFailure, Message, Metafile, OutputFile } from "esbuild"
-import { build } from "esbuild"
+import { build, stop } from "esbuild"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { gzipSync } from "node:zlib"
@@ -188,6 +188,53 @@ const weigh = async (
 export const pageWeights = async (dir: string): Promise<ReadonlyArray<PageWeight>> => {
   mkdirSync(dir, { recursive: true })
   const weights: Array<PageWeight> = []
-  for (const page of PAGES) weights.push(await weigh(page, dir))
+  try {
+    for (const page of PAGES) weights.push(await weigh(page, dir))
+  } finally {
+    // The API's service process would otherwise outlive the pages (and count as a leftover process).
+    await stop()
+  }
   return weights
+}
+
+const kb = (bytes: number | undefined): string => (bytes === undefined ? "-" : `${(bytes / 1024).toFixed(1)} KB`)
+
+/** `a / b`, or `NaN` when either is missing. */
+export const sizeRatio = (a: number | undefined, b: number | undefined): number =>
+  a === undefined || b === undefined || b === 0 ? Number.NaN : a / b
+
+const showRatio = (r: number): string => (Number.isFinite(r) ? `${r.toFixed(2)}x` : "-")
+
+/**
+ * The page weights as rows for `table`, with each page's ratios to the official client's page and to Effect's,
+ * and below them the errors of the pages that did not bundle.
+ */
+export const pageReport = (
+  pages: ReadonlyArray<PageWeight>
+): { readonly header: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<string>>; readonly notes: ReadonlyArray<string> } => {
+  const byName = (name: PageName) => pages.find((page) => page.name === name)
+  const official = byName("official")
+  const effect = byName("effect")
+  const rows = pages.map((page) =>
+    page.errorCount === undefined
+      ? [
+        `${page.name}: ${page.what}`,
+        kb(page.initialGzip),
+        showRatio(sizeRatio(page.initialGzip, official?.initialGzip)),
+        showRatio(sizeRatio(page.initialGzip, effect?.initialGzip)),
+        kb(page.oneFileGzip),
+        showRatio(sizeRatio(page.oneFileGzip, official?.oneFileGzip)),
+        showRatio(sizeRatio(page.oneFileGzip, effect?.oneFileGzip)),
+        `${page.initialChunks ?? "-"} of ${page.chunks ?? "-"}`
+      ]
+      : [`${page.name}: ${page.what}`, `did not bundle: ${page.errorCount} errors`, "-", "-", "-", "-", "-", "-"]
+  )
+  const notes = pages.flatMap((page) =>
+    page.firstErrors === undefined ? [] : [`${page.name}: first errors:`, ...page.firstErrors.map((line) => `  ${line}`)]
+  )
+  return {
+    header: ["page: what it imports", "initial gzip", "vs official", "vs effect", "one file gzip", "vs official", "vs effect", "initial files"],
+    rows,
+    notes
+  }
 }
