@@ -19,8 +19,15 @@ import { gzipSync } from "node:zlib"
 
 export type PageName = "ours" | "ours-effect" | "official" | "effect"
 
+/** A page: its name (its file is `<name>.js`), what it imports, and its source (JavaScript, ESM). */
+export interface Page {
+  readonly name: string
+  readonly what: string
+  readonly source: string
+}
+
 /** The pages, in the shape each client's documentation shows; the server URL is a placeholder. */
-export const PAGES: ReadonlyArray<{ readonly name: PageName; readonly what: string; readonly source: string }> = [
+export const PAGES: ReadonlyArray<Page & { readonly name: PageName }> = [
   {
     name: "ours",
     what: "connectHttp (Promise API)",
@@ -92,7 +99,7 @@ program.pipe(Effect.provide(layer), Effect.runPromise).then(console.log)
 ]
 
 export interface PageWeight {
-  readonly name: PageName
+  readonly name: string
   readonly what: string
   /** Gzipped bytes; `undefined` when the page did not bundle. */
   readonly initialGzip?: number
@@ -144,11 +151,11 @@ const oneLine = (message: Message): string =>
 const isBuildFailure = (error: unknown): error is BuildFailure =>
   typeof error === "object" && error !== null && "errors" in error && Array.isArray(error.errors)
 
-/** Bundle one page twice (split, one file) and weigh it; a failed build is reported, never thrown. */
-const weigh = async (
-  page: (typeof PAGES)[number],
-  dir: string
-): Promise<PageWeight> => {
+/**
+ * Bundle one page twice (split, one file) and weigh it; a failed build is reported, never thrown. The page is
+ * written to `dir`, where its relative imports resolve.
+ */
+export const weighPage = async (page: Page, dir: string): Promise<PageWeight> => {
   const entry = `${page.name}.js`
   writeFileSync(join(dir, entry), page.source)
   const base = { name: page.name, what: page.what }
@@ -189,7 +196,7 @@ export const pageWeights = async (dir: string): Promise<ReadonlyArray<PageWeight
   mkdirSync(dir, { recursive: true })
   const weights: Array<PageWeight> = []
   try {
-    for (const page of PAGES) weights.push(await weigh(page, dir))
+    for (const page of PAGES) weights.push(await weighPage(page, dir))
   } finally {
     // The API's service process would otherwise outlive the pages (and count as a leftover process).
     await stop()
