@@ -23,7 +23,8 @@
  * deviation. The results also go to `BENCH_JSON` (default packages/demo/dist/bench-results.json).
  *
  * Environment: BENCH_ROUNDS (5), BENCH_WARMUP (200), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (1600),
- * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it), BENCH_JSON.
+ * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it; `import` and
+ * `browser` name the import cost and the page weight), BENCH_JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
