@@ -418,8 +418,9 @@ if (imports.ours.length > 0) {
 // Peak RSS: per cell, the larger of our clients' ratios (the import cell: each entry's).
 for (const cell of cells.map((c) => c.name)) {
   const ours = clientsOf(cell).filter((client) => client.startsWith("ours"))
+  const none: { readonly client: ClientKind; readonly r: number } = { client: "ours", r: Number.NaN }
   const worst = ours.map((client) => ({ client, r: rssVsOfficial(cell, client) }))
-    .reduce((a, b) => (Number.isNaN(a.r) || b.r > a.r ? b : a), { client: "ours" as ClientKind, r: Number.NaN })
+    .reduce((a, b) => (Number.isNaN(a.r) || b.r > a.r ? b : a), none)
   targets26.push({
     target: `peak RSS, ${cell} <= 1.0x official`,
     measured: `${worst.client} ${showRatio(worst.r)}${rssReference(cell) === cell ? "" : ` (vs official in ${rssReference(cell)})`}`,
