@@ -8,13 +8,18 @@
  *   - one file: without code splitting, the whole bundle: every module the page can reach, a dynamic import
  *     included when the code that makes it survives tree shaking. (The split build's chunk total is no such
  *     bound: esbuild makes a chunk of every `import()` target it meets, even where the caller is shaken off.)
+ *   - loaded by the first call (when given a server): the split build run against a live server (on Node, whose
+ *     `fetch` the pages use as a browser's), counting the files it has loaded when it prints the call's result:
+ *     the entry, its static imports and the chunks its `import()`s fetched on the way.
  * A page that does not bundle (a `node:` module reached from the browser entry, say) gives its error count and
  * first errors instead of figures; the benchmark goes on.
  */
 import type { BuildFailure, Message, Metafile, OutputFile } from "esbuild"
 import { build, stop } from "esbuild"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 
 export type PageName = "ours" | "ours-effect" | "official" | "effect"
@@ -25,6 +30,9 @@ export interface Page {
   readonly what: string
   readonly source: string
 }
+
+/** The server URL in the pages' sources, replaced by a live server's for the run. */
+const PLACEHOLDER_URL = "http://127.0.0.1:3000/mcp"
 
 /** The pages, in the shape each client's documentation shows; the server URL is a placeholder. */
 export const PAGES: ReadonlyArray<Page & { readonly name: PageName }> = [
@@ -104,6 +112,11 @@ export interface PageWeight {
   /** Gzipped bytes; `undefined` when the page did not bundle. */
   readonly initialGzip?: number
   readonly oneFileGzip?: number
+  /** Run against a live server: the files loaded when the first call's result is printed. */
+  readonly loadedGzip?: number
+  readonly loadedFiles?: number
+  /** Why there is no `loadedGzip` although a server was given. */
+  readonly runError?: string
   /** Files the split build loads up front, of the files it made. */
   readonly initialChunks?: number
   readonly chunks?: number
@@ -188,15 +201,78 @@ export const weighPage = async (page: Page, dir: string): Promise<PageWeight> =>
   }
 }
 
+/** A module hook, given to the page's process with `--import`: every `file:` module it loads, one line each. */
+const LOAD_HOOK = `import { register } from "node:module"
+register("data:text/javascript," + encodeURIComponent(\`import { appendFileSync } from "node:fs"
+export async function load(url, context, next) {
+  if (url.startsWith("file:")) appendFileSync(process.env.BENCH_LOAD_LOG, url + String.fromCharCode(10))
+  return next(url, context)
+}\`))
+`
+
+/** How long a page may take to list the tools and call one; a page still silent then is reported as failed. */
+const RUN_TIMEOUT_MS = 30_000
+
+/**
+ * Run a split build of the page against `url` and return the files loaded by the time the page prints the
+ * call's result (what it loads to close the client afterwards is not counted).
+ */
+const runPage = (page: Page, dir: string, url: string): Promise<ReadonlyArray<string>> =>
+  new Promise((resolve, reject) => {
+    const entry = `run-${page.name}.js`
+    writeFileSync(join(dir, entry), page.source.replaceAll(PLACEHOLDER_URL, url))
+    writeFileSync(join(dir, "load-hook.mjs"), LOAD_HOOK)
+    const log = join(dir, `run-${page.name}.log`)
+    rmSync(log, { force: true })
+    const outdir = join(dir, "out", page.name, "run")
+    rmSync(outdir, { recursive: true, force: true })
+    build({ absWorkingDir: dir, entryPoints: [entry], bundle: true, minify: true, platform: "browser", format: "esm", splitting: true, outdir, logLevel: "silent" })
+      .then(() => {
+        const child = spawn(process.execPath, ["--import", join(dir, "load-hook.mjs"), join(outdir, entry)], {
+          env: { ...process.env, BENCH_LOAD_LOG: log },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let stderr = ""
+        child.stderr.setEncoding("utf8")
+        child.stderr.on("data", (chunk: string) => (stderr += chunk))
+        const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS)
+        // The page prints once, the call's result: the log then holds what the page loaded up to there.
+        child.stdout.once("data", () => {
+          const loaded = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : []
+          resolve(loaded.map((fileUrl) => fileURLToPath(fileUrl)).filter((path) => path.startsWith(outdir)))
+          // Measured: the page's close is not part of it.
+          child.kill("SIGTERM")
+        })
+        child.once("exit", (code) => {
+          clearTimeout(timer)
+          reject(new Error(`the page printed nothing (exit ${code}): ${stderr.trim().split("\n").slice(0, 3).join(" | ")}`))
+        })
+      }, reject)
+  })
+
+/** The page run against `url`: the gzipped files it loaded by the first call's result, or why not. */
+const weighRun = async (page: Page, dir: string, url: string): Promise<Partial<PageWeight>> => {
+  try {
+    const files = await runPage(page, dir, url)
+    const loadedGzip = files.reduce((total, path) => total + gzipSync(readFileSync(path), { level: 9 }).length, 0)
+    return { loadedGzip, loadedFiles: files.length }
+  } catch (error) {
+    return { runError: error instanceof Error ? error.message : String(error) }
+  }
+}
+
 /**
  * Weigh every page. `dir` holds the page sources and must sit inside the workspace, so that the packages
  * resolve as an application's would (through `node_modules`).
  */
-export const pageWeights = async (dir: string): Promise<ReadonlyArray<PageWeight>> => {
+export const pageWeights = async (dir: string, url?: string): Promise<ReadonlyArray<PageWeight>> => {
   mkdirSync(dir, { recursive: true })
   const weights: Array<PageWeight> = []
   try {
-    for (const page of PAGES) weights.push(await weighPage(page, dir))
+    for (const page of PAGES) {
+      const weight = await weighPage(page, dir)
+      weights.push(url === undefined || weight.errorCount !== undefined ? weight : { ...weight, ...(await weighRun(page, dir, url)) })
+    }
   } finally {
     // The API's service process would otherwise outlive the pages (and count as a leftover process).
     await stop()
@@ -232,15 +308,21 @@ export const pageReport = (
         kb(page.oneFileGzip),
         showRatio(sizeRatio(page.oneFileGzip, official?.oneFileGzip)),
         showRatio(sizeRatio(page.oneFileGzip, effect?.oneFileGzip)),
-        `${page.initialChunks ?? "-"} of ${page.chunks ?? "-"}`
+        `${page.initialChunks ?? "-"} of ${page.chunks ?? "-"}`,
+        page.runError === undefined ? kb(page.loadedGzip) : "run failed",
+        showRatio(sizeRatio(page.loadedGzip, official?.loadedGzip)),
+        showRatio(sizeRatio(page.loadedGzip, effect?.loadedGzip)),
+        `${page.loadedFiles ?? "-"}`
       ]
-      : [`${page.name}: ${page.what}`, `did not bundle: ${page.errorCount} errors`, "-", "-", "-", "-", "-", "-"]
+      : [`${page.name}: ${page.what}`, `did not bundle: ${page.errorCount} errors`, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"]
   )
-  const notes = pages.flatMap((page) =>
-    page.firstErrors === undefined ? [] : [`${page.name}: first errors:`, ...page.firstErrors.map((line) => `  ${line}`)]
-  )
+  const notes = pages.flatMap((page) => [
+    ...(page.firstErrors === undefined ? [] : [`${page.name}: first errors:`, ...page.firstErrors.map((line) => `  ${line}`)]),
+    ...(page.runError === undefined ? [] : [`${page.name}: run failed: ${page.runError}`])
+  ])
   return {
-    header: ["page: what it imports", "initial gzip", "vs official", "vs effect", "one file gzip", "vs official", "vs effect", "initial files"],
+    header: ["page: what it imports", "initial gzip", "vs official", "vs effect", "one file gzip", "vs official", "vs effect", "initial files",
+      "loaded by 1st call", "vs official", "vs effect", "files"],
     rows,
     notes
   }
