@@ -245,7 +245,10 @@ const runPage = (page: Page, dir: string, url: string): Promise<ReadonlyArray<st
         })
         child.once("exit", (code) => {
           clearTimeout(timer)
-          reject(new Error(`the page printed nothing (exit ${code}): ${stderr.trim().split("\n").slice(0, 3).join(" | ")}`))
+          // Node's trace starts with its own frames; the lines naming the error say what went wrong.
+          const lines = stderr.trim().split("\n")
+          const named = lines.filter((line) => /error/i.test(line))
+          reject(new Error(`the page printed nothing (exit ${code}): ${(named.length > 0 ? named : lines).slice(0, 3).join(" | ")}`))
         })
       }, reject)
   })
