@@ -1,5 +1,9 @@
-/** This client, Effect API and Promise API, as benchmark runners; loaded only for their runs. */
-import { connectHttp, connectStdio, LlmBridge, McpClient, NodeMcpClient } from "@mcp-effect/client"
+/**
+ * This client, Effect API and Promise API, as benchmark runners; loaded only for their runs. From the Node entry
+ * (`@mcp-effect/client/node`), the one a Node program imports for the fast paths: `child_process` for stdio and
+ * undici for HTTP.
+ */
+import { connectHttp, connectStdio, LlmBridge, McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

@@ -11,20 +11,28 @@
  *   - tracing (stdio modern): the cost of tracing, ours (Effect API) by default (no span, no metric) against ours
  *     with `tracing: true` (a span per operation, request and round on Effect's default tracer, and the duration
  *     histogram), sequential and with `BENCH_IN_FLIGHT` in flight;
- *   - import: the time and memory it takes to import the package (for Effect's client, the entry points its
- *     users import: `effect`, `effect/ai`, `effect/process` and `@effect/platform-node`).
+ *   - import: the time and memory it takes to import the package, both our entries (`@mcp-effect/client`, the
+ *     portable one, and `@mcp-effect/client/node`), in a fresh process each round (for Effect's client, the
+ *     entry points its users import: `effect`, `effect/ai`, `effect/process` and `@effect/platform-node`);
+ *   - browser page weight (`bench-browser.ts`): a page that connects over Streamable HTTP, lists the tools and
+ *     calls one, bundled for the browser; gzipped bytes of the initial load (entry and static imports), of the
+ *     whole page in one file, and of what the page, run against a live server, has loaded by the first call.
+ * Our Node runs use the Node entry, `@mcp-effect/client/node`. Every cell shows peak RSS and its ratio to the
+ * official client's; the run ends with the issue 26 targets (page weight, import time, peak RSS).
  * Every run is a process of its own (`bench-run.js`), so its peak RSS is its client's. Runs take turns within a
  * round, the order alternating between rounds; figures are medians over the rounds ± the median absolute
  * deviation. The results also go to `BENCH_JSON` (default packages/demo/dist/bench-results.json).
  *
  * Environment: BENCH_ROUNDS (5), BENCH_WARMUP (200), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (1600),
- * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it), BENCH_JSON.
+ * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it; `import` and
+ * `browser` name the import cost and the page weight), BENCH_JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { pageReport, type PageWeight, sizeRatio } from "./bench-browser.js"
 import { childPids, fixed, median, serverScript, spreadPercent, table } from "./bench-support.js"
 import type { ClientKind, Figures, Spec, Target } from "./bench-run.js"
 
@@ -149,6 +157,8 @@ type Samples = Map<string, Map<ClientKind, Array<Figures>>>
 const samples: Samples = new Map()
 const imports = {
   ours: [] as Array<{ ms: number; rssMb: number }>,
+  /** The Node entry, `@mcp-effect/client/node`. */
+  oursNode: [] as Array<{ ms: number; rssMb: number }>,
   official: [] as Array<{ ms: number; rssMb: number }>,
   /** Effect's own client: the entry points its users import (`EFFECT_CLIENT`). */
   effect: [] as Array<{ ms: number; rssMb: number }>,
@@ -183,6 +193,7 @@ for (let round = 0; round <= rounds; round++) {
   }
   if (round > 0 && (only === undefined || "import".includes(only))) {
     imports.ours.push(await importCost("@mcp-effect/client"))
+    imports.oursNode.push(await importCost("@mcp-effect/client/node"))
     imports.official.push(await importCost("@modelcontextprotocol/client"))
     imports.effect.push(await importCost(EFFECT_CLIENT))
     imports.oursInEffect.push(await importCost("@mcp-effect/client", EFFECT_FIRST))
@@ -190,6 +201,30 @@ for (let round = 0; round <= rounds; round++) {
   progress("\n")
 }
 for (const child of running) child.kill("SIGTERM")
+// Bundled once: the sizes are the same every time. A page that does not bundle reports its errors.
+/**
+ * The browser pages, weighed in a process of their own (`bench-run-pages.js`), and run against a modern HTTP
+ * server of the official SDK example (stopped at the end with the others).
+ */
+const weighPages = async (): Promise<ReadonlyArray<PageWeight>> => {
+  progress("browser pages\n")
+  const server = await httpServer("both")()
+  return weighPagesAt(server.url ?? "")
+}
+const weighPagesAt = (url: string): Promise<ReadonlyArray<PageWeight>> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, "bench-run-pages.js"), join(here, "bench-pages"), url], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => (out += chunk))
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ReadonlyArray<PageWeight>) : reject(new Error(`browser pages failed (${code})`))
+    )
+  })
+const pages: ReadonlyArray<PageWeight> = only === undefined || "browser".includes(only) ? await weighPages() : []
+for (const child of running) if (child.exitCode === null) child.kill("SIGTERM")
 
 // --- report -----------------------------------------------------------------------------------------------
 
@@ -206,6 +241,13 @@ const show = (cell: string, client: ClientKind, metric: Metric, digits: number) 
 }
 const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? a / b : Number.NaN)
 const showRatio = (r: number) => (Number.isFinite(r) ? `${fixed(r, 2)}x` : "-")
+/**
+ * The cell whose official run a cell's peak RSS is compared with: its own, or for a cell without the official
+ * client (tracing) the cell with the same server and transport.
+ */
+const rssReference = (cell: string) => (clientsOf(cell).includes("official") ? cell : "stdio modern")
+const rssVsOfficial = (cell: string, client: ClientKind) =>
+  ratio(med(cell, client, "peakRssMb"), med(rssReference(cell), "official", "peakRssMb"))
 
 const out: Array<string> = [
   "",
@@ -223,7 +265,7 @@ const callCells = cells.filter((c) => c.work === "calls").map((c) => c.name)
 for (const cell of callCells) {
   out.push(`${cell}:`)
   out.push(table(
-    ["client", "era", "seq calls/s", "seq CPU µs/call", `${work.inFlight} in flight calls/s`, `${work.inFlight} in flight CPU µs/call`, "peak RSS MB"],
+    ["client", "era", "seq calls/s", "seq CPU µs/call", `${work.inFlight} in flight calls/s`, `${work.inFlight} in flight CPU µs/call`, "peak RSS MB", "RSS vs official"],
     clientsOf(cell).map((client) => [
       client,
       [...new Set((samples.get(cell)?.get(client) ?? []).map((f) => f.era))].join("/"),
@@ -231,9 +273,11 @@ for (const cell of callCells) {
       show(cell, client, "sequentialCpuUs", 0),
       show(cell, client, "concurrentPerSec", 0),
       show(cell, client, "concurrentCpuUs", 0),
-      show(cell, client, "peakRssMb", 0)
+      show(cell, client, "peakRssMb", 0),
+      showRatio(rssVsOfficial(cell, client))
     ])
   ))
+  if (rssReference(cell) !== cell) out.push(`(RSS vs the official client's in ${rssReference(cell)})`)
   if (cell === TRACING) {
     const cost = (metric: Metric) => med(cell, "ours-traced", metric) - med(cell, "ours", metric)
     const showCost = (metric: Metric) => {
@@ -251,14 +295,15 @@ const catalogue = cells.find((c) => c.work === "catalog")?.name
 if (catalogue !== undefined) {
   out.push(`${catalogue}:`)
   out.push(table(
-    ["client", "era", "tools", "listTools ms", "toolsForLlm ms", "peak RSS MB"],
+    ["client", "era", "tools", "listTools ms", "toolsForLlm ms", "peak RSS MB", "RSS vs official"],
     CLIENTS.map((client) => [
       client,
       [...new Set((samples.get(catalogue)?.get(client) ?? []).map((f) => f.era))].join("/"),
       show(catalogue, client, "tools", 0),
       show(catalogue, client, "listToolsMs", 1),
       show(catalogue, client, "toolsForLlmMs", 1),
-      show(catalogue, client, "peakRssMb", 0)
+      show(catalogue, client, "peakRssMb", 0),
+      showRatio(rssVsOfficial(catalogue, client))
     ])
   ))
   out.push("")
@@ -267,14 +312,14 @@ if (catalogue !== undefined) {
 /** The issue's targets, per cell, for both of our APIs. */
 interface Check {
   readonly cell: string
-  readonly client: ClientKind
+  readonly client: ClientKind | "ours (node entry)"
   readonly what: string
   readonly ratio: number
   readonly target: string
   readonly met: boolean
 }
 const checks: Array<Check> = []
-const check = (cell: string, client: ClientKind, what: string, r: number, target: string, met: (r: number) => boolean) =>
+const check = (cell: string, client: Check["client"], what: string, r: number, target: string, met: (r: number) => boolean) =>
   checks.push({ cell, client, what, ratio: r, target, met: Number.isFinite(r) && met(r) })
 for (const cell of callCells.filter((c) => c !== TRACING)) {
   for (const client of ["ours", "ours-promise"] as const) {
@@ -297,29 +342,119 @@ for (const cell of callCells.filter((c) => c !== TRACING)) {
   check(cell, "ours", "in-flight CPU/call vs effect", vsEffect("concurrentCpuUs"), "<= 1", (r) => r <= 1)
   check(cell, "ours", "peak RSS vs effect", vsEffect("peakRssMb"), "<= 1", (r) => r <= 1)
 }
-const importMs = ratio(median(imports.ours.map((i) => i.ms)), median(imports.official.map((i) => i.ms)))
-const importRss = ratio(median(imports.ours.map((i) => i.rssMb)), median(imports.official.map((i) => i.rssMb)))
+type ImportCost = { ms: number; rssMb: number }
+const importMedian = (list: ReadonlyArray<ImportCost>, metric: keyof ImportCost) => median(list.map((i) => i[metric]))
+const importVs = (list: ReadonlyArray<ImportCost>, base: ReadonlyArray<ImportCost>, metric: keyof ImportCost) =>
+  ratio(importMedian(list, metric), importMedian(base, metric))
+/** Our two entries: the portable one and the Node one. */
+const ourEntries = [
+  { client: "ours", entry: "@mcp-effect/client", list: imports.ours },
+  { client: "ours (node entry)", entry: "@mcp-effect/client/node", list: imports.oursNode }
+] as const
 if (imports.ours.length > 0) {
-  out.push(
-    `import: ours ${fixed(median(imports.ours.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.ours.map((i) => i.rssMb)), 0)} MB; ` +
-      `official ${fixed(median(imports.official.map((i) => i.ms)), 0)} ms, ${fixed(median(imports.official.map((i) => i.rssMb)), 0)} MB; ` +
-      `effect (${EFFECT_CLIENT.join(", ")}) ${fixed(median(imports.effect.map((i) => i.ms)), 0)} ms, ` +
-      `${fixed(median(imports.effect.map((i) => i.rssMb)), 0)} MB; ` +
-      `ours after ${EFFECT_FIRST.join(" and ")}: +${fixed(median(imports.oursInEffect.map((i) => i.ms)), 0)} ms, ` +
-      `+${fixed(median(imports.oursInEffect.map((i) => i.rssMb)), 0)} MB`
-  )
+  out.push(`import (fresh process each, median of ${imports.ours.length}):`)
+  const row = (name: string, list: ReadonlyArray<ImportCost>, prefix = "") => [
+    name,
+    `${prefix}${fixed(importMedian(list, "ms"), 0)} ±${fixed(spreadPercent(list.map((i) => i.ms)), 0)}%`,
+    showRatio(importVs(list, imports.official, "ms")),
+    `${prefix}${fixed(importMedian(list, "rssMb"), 0)}`,
+    showRatio(importVs(list, imports.official, "rssMb"))
+  ]
+  out.push(table(["import", "ms", "ms vs official", "peak RSS MB", "RSS vs official"], [
+    ...ourEntries.map((e) => row(e.entry, e.list)),
+    row("@modelcontextprotocol/client", imports.official),
+    row(`effect (${EFFECT_CLIENT.join(", ")})`, imports.effect),
+    row(`@mcp-effect/client after ${EFFECT_FIRST.join(" and ")}`, imports.oursInEffect, "+")
+  ]))
   out.push("")
-  check("import", "ours", "import time vs official", importMs, "<= 1.2", (r) => r <= 1.2)
-  check("import", "ours", "import memory vs official", importRss, "<= 1.2", (r) => r <= 1.2)
-  const vsEffect = (metric: "ms" | "rssMb") =>
-    ratio(median(imports.ours.map((i) => i[metric])), median(imports.effect.map((i) => i[metric])))
-  check("import", "ours", "import time vs effect", vsEffect("ms"), "<= 1.2", (r) => r <= 1.2)
-  check("import", "ours", "import memory vs effect", vsEffect("rssMb"), "<= 1.2", (r) => r <= 1.2)
+  for (const { client, list } of ourEntries) {
+    check("import", client, "import time vs official", importVs(list, imports.official, "ms"), "<= 1.2", (r) => r <= 1.2)
+    check("import", client, "import memory vs official", importVs(list, imports.official, "rssMb"), "<= 1.2", (r) => r <= 1.2)
+    check("import", client, "import time vs effect", importVs(list, imports.effect, "ms"), "<= 1.2", (r) => r <= 1.2)
+    check("import", client, "import memory vs effect", importVs(list, imports.effect, "rssMb"), "<= 1.2", (r) => r <= 1.2)
+  }
 }
-out.push("targets (ratios of medians):")
+if (pages.length > 0) {
+  const report = pageReport(pages)
+  out.push("browser page weight (esbuild --bundle --minify --platform=browser --format=esm, from dist; gzip -9 per file;")
+  out.push("initial = with code splitting, the entry and its static imports; one file = without code splitting;")
+  out.push("loaded by 1st call = the split build run on Node against the official example server, the files it loaded when it printed the result):")
+  out.push(table(report.header, report.rows))
+  out.push(...report.notes)
+  out.push("")
+}
+if (checks.length > 0) {
+  out.push("issue 10 targets (ratios of medians):")
+  out.push(table(
+    ["cell", "client", "measure", "ratio", "target", "met"],
+    checks.map((c) => [c.cell, c.client, c.what, showRatio(c.ratio), c.target, c.met ? "yes" : "NO"])
+  ))
+  out.push("")
+}
+// Issue 26 ("Targets"): what the portable core is for, one row each.
+interface Target26 {
+  readonly target: string
+  readonly measured: string
+  /** `undefined`: not measured in this run (BENCH_ONLY), or nothing to measure (the page did not bundle). */
+  readonly met: boolean | undefined
+}
+const targets26: Array<Target26> = []
+const officialPage = pages.find((page) => page.name === "official")
+for (const page of pages.filter((p) => p.name === "ours" || p.name === "ours-effect")) {
+  for (const [measure, bytes, base] of [
+    ["initial", page.initialGzip, officialPage?.initialGzip],
+    ["one file", page.oneFileGzip, officialPage?.oneFileGzip],
+    ["loaded by the first call", page.loadedGzip, officialPage?.loadedGzip]
+  ] as const) {
+    const r = sizeRatio(bytes, base)
+    const failed = page.errorCount !== undefined
+      ? `did not bundle (${page.errorCount} errors)`
+      : measure.startsWith("loaded") && page.runError !== undefined
+      ? "run failed"
+      : undefined
+    targets26.push({
+      target: `browser page ${page.name}, ${measure} gzip <= 1.2x official`,
+      measured: failed ?? `${fixed((bytes ?? 0) / 1024, 1)} KB vs ${fixed((base ?? 0) / 1024, 1)} KB = ${showRatio(r)}`,
+      met: failed !== undefined ? false : Number.isFinite(r) ? r <= 1.2 : undefined
+    })
+  }
+}
+if (imports.ours.length > 0) {
+  for (const { entry, list } of ourEntries) {
+    const r = importVs(list, imports.official, "ms")
+    targets26.push({
+      target: `import ${entry} time <= 2.0x official`,
+      measured: `${fixed(importMedian(list, "ms"), 0)} ms vs ${fixed(importMedian(imports.official, "ms"), 0)} ms = ${showRatio(r)}`,
+      met: Number.isFinite(r) ? r <= 2 : undefined
+    })
+  }
+}
+// Peak RSS: per cell, the larger of our clients' ratios (the import cell: each entry's).
+for (const cell of cells.map((c) => c.name)) {
+  const ours = clientsOf(cell).filter((client) => client.startsWith("ours"))
+  const none: { readonly client: ClientKind; readonly r: number } = { client: "ours", r: Number.NaN }
+  const worst = ours.map((client) => ({ client, r: rssVsOfficial(cell, client) }))
+    .reduce((a, b) => (Number.isNaN(a.r) || b.r > a.r ? b : a), none)
+  targets26.push({
+    target: `peak RSS, ${cell} <= 1.0x official`,
+    measured: `${worst.client} ${showRatio(worst.r)}${rssReference(cell) === cell ? "" : ` (vs official in ${rssReference(cell)})`}`,
+    met: Number.isFinite(worst.r) ? worst.r <= 1 : undefined
+  })
+}
+if (imports.ours.length > 0) {
+  for (const { entry, list } of ourEntries) {
+    const r = importVs(list, imports.official, "rssMb")
+    targets26.push({
+      target: `peak RSS, import ${entry} <= 1.0x official`,
+      measured: `${fixed(importMedian(list, "rssMb"), 0)} MB vs ${fixed(importMedian(imports.official, "rssMb"), 0)} MB = ${showRatio(r)}`,
+      met: Number.isFinite(r) ? r <= 1 : undefined
+    })
+  }
+}
+out.push("issue 26 targets:")
 out.push(table(
-  ["cell", "client", "measure", "ratio", "target", "met"],
-  checks.map((c) => [c.cell, c.client, c.what, showRatio(c.ratio), c.target, c.met ? "yes" : "NO"])
+  ["target", "measured", "met"],
+  targets26.map((t) => [t.target, t.measured, t.met === undefined ? "not measured" : t.met ? "met" : "MISSED"])
 ))
 out.push("")
 const leftover = childPids()?.filter((pid) => !running.some((child) => child.pid === pid)) ?? []
@@ -344,6 +479,7 @@ const json = {
   ])),
   import: {
     ours: { ms: summary(imports.ours.map((i) => i.ms)), rssMb: summary(imports.ours.map((i) => i.rssMb)) },
+    oursNode: { ms: summary(imports.oursNode.map((i) => i.ms)), rssMb: summary(imports.oursNode.map((i) => i.rssMb)) },
     official: { ms: summary(imports.official.map((i) => i.ms)), rssMb: summary(imports.official.map((i) => i.rssMb)) },
     effect: {
       entryPoints: EFFECT_CLIENT,
@@ -357,6 +493,8 @@ const json = {
     }
   },
   targets: checks,
+  browserPages: pages,
+  targets26,
   /** Ours with `tracing: true` against ours by default: CPU µs per call added, and the ratios. */
   tracing: samples.has(TRACING)
     ? Object.fromEntries((["sequentialCpuUs", "concurrentCpuUs", "sequentialPerSec", "concurrentPerSec"] as const).map((metric) => [

@@ -5,7 +5,7 @@
  * The example server speaks both eras; started with `--era legacy` it behaves like a pre-2026 server (it
  * does not know `server/discover`), so the client's probe falls back to `initialize` on its own.
  */
-import { McpClient, NodeMcpClient } from "@mcp-effect/client"
+import { McpClient, NodeMcpClient } from "@mcp-effect/client/node"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

@@ -11,7 +11,7 @@
  * 3. calls a tool, waits for the access token to expire, and calls it again: the refresh token is used, and
  *    nobody is asked to sign in again.
  */
-import { connectHttp, McpAuth } from "@mcp-effect/client"
+import { connectHttp, McpAuth } from "@mcp-effect/client/node"
 import { followAuthorization, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 
 const say = (line: string) => process.stdout.write(`${line}\n`)

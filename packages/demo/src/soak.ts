@@ -8,7 +8,7 @@
  *
  *   npm run soak [-- --seconds 180 --workers 12]
  */
-import { connectHttp, connectStdio, type McpPromise } from "@mcp-effect/client"
+import { connectHttp, connectStdio, type McpPromise } from "@mcp-effect/client/node"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
