@@ -8,7 +8,7 @@
  * memory, as another process would have) never asks: it reads the tokens A stored. Both call a tool for
  * 6 seconds; when the token expires one of them refreshes while the other waits and takes the new tokens.
  */
-import * as McpFleet from "@mcp-effect/client/McpFleet"
+import { connectFleet } from "@mcp-effect/client/node"
 import { followAuthorization, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -48,7 +48,7 @@ const main = async () => {
   const fleet = { url: process.env["REDIS_URL"] ?? redis?.url ?? "", subject: "demo-user", key: randomBytes(32) }
   let signIns = 0
   const worker = (name: string) =>
-    McpFleet.connectHttp({
+    connectFleet({
       url: server.mcpUrl,
       auth: {
         clientName: `fleet demo ${name}`,

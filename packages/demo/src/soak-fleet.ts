@@ -15,7 +15,7 @@
  *
  *   npm run soak:fleet [-- --seconds 60 --workers 4 --pause 3]
  */
-import * as McpFleet from "@mcp-effect/client/McpFleet"
+import { connectFleet } from "@mcp-effect/client/node"
 import { followAuthorization, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -99,7 +99,7 @@ const main = async () => {
   const heapSamples: Array<number> = [heapAfterGc()]
   try {
     const clients = await Promise.all(Array.from({ length: workers }, (_, i) =>
-      McpFleet.connectHttp({
+      connectFleet({
         url: server.mcpUrl,
         auth: {
           clientName: `fleet soak ${i}`,
