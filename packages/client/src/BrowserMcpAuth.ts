@@ -27,7 +27,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as KeyValueStore from "effect/persistence/KeyValueStore"
+import type * as KeyValueStore from "effect/persistence/KeyValueStore"
 import * as keyValueStore from "./internal/auth/keyValueStore.js"
 import * as popupFlow from "./internal/auth/popup.js"
 import * as McpAuth from "./McpAuth.js"
@@ -62,7 +62,11 @@ export const completeSignIn: () => boolean = popupFlow.complete
  */
 export const layerKeyValueStore: Layer.Layer<McpAuth.TokenStore, never, KeyValueStore.KeyValueStore> = Layer.effect(
   McpAuth.TokenStore,
-  Effect.map(Effect.service(KeyValueStore.KeyValueStore), (store) => McpAuth.TokenStore.of(keyValueStore.fromKeyValueStore(store)))
+  // `effect/persistence` is loaded when the layer is built, not by every importer of the client.
+  Effect.promise(() => import("effect/persistence/KeyValueStore")).pipe(
+    Effect.flatMap(({ KeyValueStore: Tag }) => Effect.service(Tag)),
+    Effect.map((store) => McpAuth.TokenStore.of(keyValueStore.fromKeyValueStore(store)))
+  )
 )
 
 /**

@@ -19,7 +19,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as KeyValueStore from "effect/persistence/KeyValueStore"
+import type * as KeyValueStore from "effect/persistence/KeyValueStore"
 import * as stores from "./internal/pinning/stores.js"
 import type { McpPinStoreError, PinStore } from "./internal/pinning/model.js"
 
@@ -92,7 +92,9 @@ export const keyValueStore = (
   options: { readonly prefix?: string | undefined } = {}
 ): Effect.Effect<PinStore, never, KeyValueStore.KeyValueStore> =>
   Effect.gen(function*() {
-    return stores.keyValue(yield* KeyValueStore.KeyValueStore, options.prefix)
+    // `effect/persistence` is loaded by the programs that use it, not by every importer of the client.
+    const { KeyValueStore: Tag } = yield* Effect.promise(() => import("effect/persistence/KeyValueStore"))
+    return stores.keyValue(yield* Tag, options.prefix)
   })
 
 /**

@@ -78,20 +78,6 @@ export * as McpSkills from "./McpSkills.js"
 export * as McpPromise from "./McpPromise.js"
 
 /**
- * A tool's JSON Schema as an Effect `Schema` at run time, for typed calls (`callTool(name, args, { schema })`).
- *
- * @since 0.3.0
- */
-export * as McpToolSchema from "./McpToolSchema.js"
-
-/**
- * Typed clients generated from a server's tools (what `mcp-effect types` writes).
- *
- * @since 0.3.0
- */
-export * as McpCodegen from "./McpCodegen.js"
-
-/**
  * Tool pinning: each tool's definition pinned at first sight, a changed one held back until approved.
  *
  * @since 0.3.0

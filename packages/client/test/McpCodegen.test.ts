@@ -5,7 +5,8 @@
  * servers it was generated from (the official SDK's, Effect 4's `McpServer`, `server-everything`); a server whose
  * tool changed shape since generation fails the call with `McpToolResultError`, and `changedTools` names it.
  */
-import { connectStdio, McpCodegen, type McpSchema } from "@mcp-effect/client/node"
+import * as McpCodegen from "@mcp-effect/client/McpCodegen"
+import { connectStdio, type McpSchema } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"

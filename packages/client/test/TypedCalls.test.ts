@@ -4,7 +4,8 @@
  * 4's own `McpServer`, `@modelcontextprotocol/server-everything`); and a tool's JSON Schema imported as an Effect
  * `Schema` at run time (`McpToolSchema`), saying what it could not express.
  */
-import { connectStdio, McpClient, McpToolResultError, McpToolSchema, NodeMcpClient } from "@mcp-effect/client/node"
+import { connectStdio, McpClient, McpToolResultError, NodeMcpClient } from "@mcp-effect/client/node"
+import * as McpToolSchema from "@mcp-effect/client/McpToolSchema"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"

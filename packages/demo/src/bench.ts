@@ -401,9 +401,10 @@ interface Target26 {
 const targets26: Array<Target26> = []
 const officialPage = pages.find((page) => page.name === "official")
 for (const page of pages.filter((p) => p.name === "ours" || p.name === "ours-effect")) {
+  // The target is what the page loads before its first call; the initial load (a lower bound) and the one-file
+  // size (an upper bound: it holds every lazy chunk, the OAuth engine and the output-schema validator included,
+  // that this page never loads) are in the page table above.
   for (const [measure, bytes, base] of [
-    ["initial", page.initialGzip, officialPage?.initialGzip],
-    ["one file", page.oneFileGzip, officialPage?.oneFileGzip],
     ["loaded by the first call", page.loadedGzip, officialPage?.loadedGzip]
   ] as const) {
     const r = sizeRatio(bytes, base)

@@ -26,7 +26,7 @@ import * as Notifications from "./notifications.js"
 import * as Pagination from "./pagination.js"
 import * as Progress from "./progress.js"
 import * as Request from "./request.js"
-import * as Skills from "./skills.js"
+import type * as Skills from "./skills.js"
 import * as TaskWatch from "./taskWatch.js"
 import * as Tools from "./tools.js"
 import { invalidCall, notSent } from "./arguments.js"
@@ -101,9 +101,34 @@ export const make = (
     // The first connection is opened now, so a server that cannot be started fails the layer.
     yield* connections.currentLink
     const base = service(context, connections, requests, pagination, tools, listen)
-    const skills = yield* Skills.make(context, requests, pagination, connections.session, base.readResource)
+    const skills = lazySkills(context, requests, pagination, connections.session, base.readResource)
     return { ...base, ...skills }
   })
+
+// The skills extension (its checks, digests and the YAML of `SKILL.md`) is loaded by the first skills call.
+let skillsModule: Promise<typeof import("./skills.js")> | undefined
+const loadSkills = () => (skillsModule ??= import("./skills.js"))
+
+/** The skills methods, made when first called. */
+const lazySkills = (...args: Parameters<typeof Skills.make>): Skills.SkillMethods => {
+  let made: Skills.SkillMethods | undefined
+  const methods = Effect.suspend(() =>
+    made !== undefined
+      ? Effect.succeed(made)
+      : Effect.promise(loadSkills).pipe(
+        Effect.flatMap((module) => module.make(...args)),
+        Effect.tap((skills) => Effect.sync(() => void (made ??= skills)))
+      )
+  )
+  return {
+    listSkills: (options) => Effect.flatMap(methods, (m) => m.listSkills(options)),
+    getSkill: (uri, options) => Effect.flatMap(methods, (m) => m.getSkill(uri, options)),
+    listSkillDirectory: (skill, directory, options) =>
+      Effect.flatMap(methods, (m) => m.listSkillDirectory(skill, directory, options)),
+    readSkillFile: (skill, uri, options) => Effect.flatMap(methods, (m) => m.readSkillFile(skill, uri, options)),
+    loadSkill: (skill, options) => Effect.flatMap(methods, (m) => m.loadSkill(skill, options))
+  }
+}
 
 const service = (
   context: Context.ClientContext,

@@ -23,7 +23,7 @@ import {
 } from "../../McpSchema.js"
 import * as mcpHeaders from "../mcpHeaders.js"
 import * as outputSchema from "../outputSchema.js"
-import * as PinGuard from "../pinning/guard.js"
+import type * as PinGuard from "../pinning/guard.js"
 import * as Tasks from "../tasks.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
@@ -79,6 +79,27 @@ const mirrorsHeaders = (current: Session) =>
 const pinScope = (context: ClientContext, current: Session): string =>
   context.options.pinning?.scope ?? current.info.serverInfo?.name ?? context.namespace
 
+// Tool pinning is opt-in: its guard (hashing, diffs, stores) is loaded by the clients that ask for it.
+let guardModule: Promise<typeof import("../pinning/guard.js")> | undefined
+const loadGuard = () => (guardModule ??= import("../pinning/guard.js"))
+
+/** The pin guard, made when first used. */
+const lazyGuard = (
+  options: NonNullable<ClientContext["options"]["pinning"]>,
+  report: ClientContext["report"]
+): PinGuard.Guard => {
+  let made: PinGuard.Guard | undefined
+  const guard = Effect.suspend(() =>
+    made !== undefined
+      ? Effect.succeed(made)
+      : Effect.map(Effect.promise(loadGuard), (module) => (made ??= module.make(options, report)))
+  )
+  return {
+    check: (scope, tools) => Effect.flatMap(guard, (g) => g.check(scope, tools)),
+    admit: (name) => Effect.flatMap(guard, (g) => g.admit(name))
+  }
+}
+
 /** @internal */
 export const make = (
   context: ClientContext,
@@ -99,7 +120,7 @@ export const make = (
   /** The catalogue fetched for a call (once per client), which the calls of unknown tools wait for. */
   let fetched: Deferred.Deferred<void> | undefined
   /** Tool pinning, when asked for: every listing is checked, quarantined tools are refused. */
-  const pins = context.options.pinning === undefined ? undefined : PinGuard.make(context.options.pinning, context.report)
+  const pins = context.options.pinning === undefined ? undefined : lazyGuard(context.options.pinning, context.report)
   /** A quarantined tool is refused before anything goes on the wire. */
   const admit = (name: string) => pins === undefined ? Effect.void : pins.admit(name)
 
