@@ -1,6 +1,6 @@
 /**
  * The whole command, `mcp-effect`, with its subcommands: info, tools, call, resources, templates, read, prompts,
- * prompt, complete, servers, import, auth, skills, skill (one file each in this folder).
+ * prompt, complete, servers, import, auth, skills, skill, types, pins, card (one file each in this folder).
  */
 import * as Command from "effect/cli/Command"
 import { auth } from "./auth.js"
@@ -18,6 +18,7 @@ import { skill } from "./skill.js"
 import { skills } from "./skills.js"
 import { templates } from "./templates.js"
 import { tools } from "./tools.js"
+import { types } from "./types.js"
 
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
@@ -31,6 +32,6 @@ export const command = Command.make("mcp-effect").pipe(
   ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importServers, auth,
-    skills, skill
+    skills, skill, types
   ])
 )
