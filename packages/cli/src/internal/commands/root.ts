@@ -17,6 +17,7 @@ import { servers } from "./servers.js"
 import { skill } from "./skill.js"
 import { skills } from "./skills.js"
 import { templates } from "./templates.js"
+import { pins } from "./pins.js"
 import { tools } from "./tools.js"
 import { types } from "./types.js"
 
@@ -32,6 +33,6 @@ export const command = Command.make("mcp-effect").pipe(
   ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importServers, auth,
-    skills, skill, types
+    skills, skill, types, pins
   ])
 )

@@ -127,7 +127,7 @@ export const clientOptions = (
   })
 
 /** The server of the command line. */
-export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
+export const entryOf = (options: Omit<target.TargetOptions, "tail">): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail })).pipe(
     // VS Code's inputs asked are those of the entry `--server` names (`config/inputs.ts`).
     Effect.provideService(inputs.ChosenEntry, Option.getOrUndefined(options.server))
