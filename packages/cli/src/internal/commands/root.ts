@@ -5,6 +5,7 @@
 import * as Command from "effect/cli/Command"
 import { auth } from "./auth.js"
 import { call } from "./call.js"
+import { card } from "./card.js"
 import { EVERYTHING } from "./examples.js"
 import { complete } from "./complete.js"
 import { importServers } from "./import.js"
@@ -33,6 +34,6 @@ export const command = Command.make("mcp-effect").pipe(
   ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importServers, auth,
-    skills, skill, types, pins
+    skills, skill, types, pins, card
   ])
 )
