@@ -1,8 +1,9 @@
 /**
  * `mcp-effect types` as a real process: the typed module of the official SDK server and of Effect 4's
  * `McpServer`, written to a file, type-checked with the repository's `tsc` under `--strict` together with a
- * program that calls through it (and must not compile with wrong argument or result types), then run; on
- * stdout without `--out`; a symbolic link at the target refused.
+ * program that calls through it (and must not compile with wrong argument or result types), then run;
+ * server-everything's, whose unchecked keywords are named on stderr; on stdout without `--out` (as JSON with
+ * `--json`); a symbolic link at the target refused.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { official, run } from "./fixtures/run.js"
+import { everything, official, run } from "./fixtures/run.js"
 
 const require = createRequire(import.meta.url)
 const effectServer = require.resolve("@mcp-effect/test-servers/effect")
@@ -78,7 +79,7 @@ const typeCheck = (dir: string) => {
 }
 
 describe("mcp-effect types", () => {
-  it.live("the official SDK server and Effect's McpServer: modules that type-check under --strict and call typed", () =>
+  it.live("the official SDK server, Effect's McpServer, server-everything: modules that type-check under --strict, calls typed, notes on stderr", () =>
     Effect.gen(function*() {
       const dir = yield* folder
       const servers = [{ file: "official-tools.ts", server: official }, { file: "effect-tools.ts", server: effectServer }]
@@ -93,6 +94,10 @@ describe("mcp-effect types", () => {
         assert.include(source, "from \"@mcp-effect/client\"")
         fs.writeFileSync(path.join(dir, `use-${file}`), program(file, server))
       }
+      // server-everything: schemas with keywords the module cannot check, each named on stderr.
+      const notes = yield* run(["types", "--out", path.join(dir, "everything-tools.ts"), "--", process.execPath, everything, "stdio"])
+      assert.strictEqual(notes.code, 0, notes.stderr)
+      assert.include(notes.stderr, "mcp-effect: trigger-url-elicitation: input schema: format at /properties/url is not checked")
       assert.strictEqual(typeCheck(dir), "")
       for (const { file } of servers) {
         const ran = spawnSync(process.execPath, ["--experimental-strip-types", "--no-warnings", path.join(dir, `use-${file}`)], {
@@ -105,13 +110,20 @@ describe("mcp-effect types", () => {
       }
     }))
 
-  it.live("without --out the module is on stdout; --client-module changes the import; a symbolic link at FILE is refused", () =>
+  it.live("without --out the module is on stdout (JSON with --json); --client-module changes the import; a symbolic link at FILE is refused", () =>
     Effect.gen(function*() {
       const dir = yield* folder
       const printed = yield* run(["types", "--client-module", "@mcp-effect/client/node", ...stdio(official)])
       assert.strictEqual(printed.code, 0, printed.stderr)
       assert.include(printed.stdout, "from \"@mcp-effect/client/node\"")
       assert.include(printed.stdout, "export const tools")
+      const asJson = JSON.parse((yield* run(["types", "--json", ...stdio(official)])).stdout) as {
+        readonly tools: number
+        readonly notes: ReadonlyArray<unknown>
+        readonly source: string
+      }
+      assert.isAbove(asJson.tools, 0)
+      assert.include(asJson.source, "export const tools")
       const elsewhere = path.join(dir, "elsewhere.ts")
       fs.writeFileSync(elsewhere, "// not to be overwritten\n")
       const link = path.join(dir, "link.ts")

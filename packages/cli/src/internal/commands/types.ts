@@ -52,7 +52,11 @@ export const types = Command.make(
           const generated = yield* McpCodegen.toolsModule(tools, { source: sourceOf(entry), clientModule: options.clientModule })
           // Notes quote tool names and schema keywords from the server: `line` makes their controls visible.
           for (const note of generated.notes) status.line(`mcp-effect: ${note.tool}: ${note.detail}`)
-          if (Option.isNone(options.out)) return yield* Effect.sync(() => void process.stdout.write(generated.source))
+          if (Option.isNone(options.out)) {
+            return yield* options.json
+              ? printJson({ tools: tools.length, notes: generated.notes, source: generated.source })
+              : Effect.sync(() => void process.stdout.write(generated.source))
+          }
           yield* Effect.mapError(writeFileAtomic(options.out.value, generated.source), asUsage)
           if (options.json) return yield* printJson({ file: options.out.value, tools: tools.length, notes: generated.notes })
           status.line(`mcp-effect: wrote ${options.out.value} (${tools.length} tools)`)
