@@ -63,10 +63,13 @@ const listCatalog = (origin: string, options: { readonly json: boolean; readonly
   })
 
 /** Where `--check` connects: the server the command line names, else the card's Streamable HTTP remote. */
-const checkTarget = <O extends { readonly url: Option.Option<string>; readonly stdio: Option.Option<string>; readonly server: Option.Option<string> }>(
-  card: McpDiscovery.ServerCard,
-  options: O
-) =>
+interface Chosen {
+  readonly url: Option.Option<string>
+  readonly stdio: Option.Option<string>
+  readonly server: Option.Option<string>
+}
+
+const checkTarget = <O extends Chosen>(card: McpDiscovery.ServerCard, options: O) =>
   Effect.gen(function*() {
     const tail = yield* CommandTail
     if (tail !== undefined || Option.isSome(options.url) || Option.isSome(options.stdio) || Option.isSome(options.server)) {
@@ -104,7 +107,9 @@ export const card = Command.make(
       const found = yield* cardOf(options.location)
       if (!options.check) return yield* options.json ? printJson(found) : print(cardText(found))
       const target = yield* checkTarget(found, options)
-      const differences = yield* withClient(target, (client) => Effect.map(McpDiscovery.live(client), (live) => McpDiscovery.compare(found, live)))
+      const differences = yield* withClient(target, (client) =>
+        Effect.map(McpDiscovery.live(client), (live) => McpDiscovery.compare(found, live))
+      )
       if (options.json) yield* printJson({ card: found, differences })
       else if (differences.length === 0) yield* print("the card agrees with the server")
       else {

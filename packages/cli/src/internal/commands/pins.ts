@@ -52,7 +52,10 @@ const when = (millis: number) => new Date(millis).toISOString().replace(/\.\d{3}
 
 const approve = Command.make(
   "approve",
-  { ...flags, names: Argument.String("name").pipe(Argument.withDescription("a quarantined tool to approve"), Argument.variadic({ min: 1 })) },
+  {
+    ...flags,
+    names: Argument.String("name").pipe(Argument.withDescription("a quarantined tool to approve"), Argument.variadic({ min: 1 }))
+  },
   (options) =>
     Effect.gen(function*() {
       const { file, scope, store } = yield* storeAndScope(options)
