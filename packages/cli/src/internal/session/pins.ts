@@ -59,6 +59,3 @@ export const pinningOf = (
   const file = pinsFile(flags)
   return file === undefined ? undefined : { store: NodeMcpPinning.fileStore(file), scope: scopeOf(entry, flags) }
 }
-
-/** A record's one-line summary of what changed (for a quarantined tool). */
-export const changesText = (status: McpPinning.PinStatus): string => (status.changes ?? []).join("; ")
