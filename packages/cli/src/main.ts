@@ -1,7 +1,8 @@
 /**
  * `mcp-effect`: the command line. Everything after a bare `--` is a server command run over stdio.
  *
- * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry), 2 usage error
+ * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry, or `card --check` a
+ * card that contradicts its server), 2 usage error
  * (command line or configuration; `bin/mcp-effect.js` also exits 2 on a Node older than 22.19), 3 client or
  * connection error, 130 interrupted (Ctrl-C cancels the call).
  */
@@ -55,6 +56,7 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
       switch (error._tag) {
         case "ToolReturnedError":
         case "SomeServersFailed":
+        case "CardDisagrees":
           return Effect.succeed(ExitCode.toolError)
         case "UsageError":
           return Effect.as(fail(error, error.message), ExitCode.usage)

@@ -29,7 +29,11 @@ const commands = [
   ["import"],
   ["auth"],
   ["auth", "login"],
-  ["auth", "logout"]
+  ["auth", "logout"],
+  ["types"],
+  ["pins"],
+  ["pins", "approve"],
+  ["card"]
 ]
 
 /** The rows of a help section (`FLAGS`, `ARGUMENTS`, `GLOBAL FLAGS`): name and description. */
@@ -65,7 +69,7 @@ describe("mcp-effect --help", () => {
         }
       }
       const [root, , tools, call] = helps
-      for (const name of ["info", "tools", "call", "resources", "templates", "read", "prompts", "prompt", "complete", "servers", "auth"]) {
+      for (const name of ["info", "tools", "call", "resources", "templates", "read", "prompts", "prompt", "complete", "servers", "auth", "types", "pins", "card"]) {
         assert.match(root?.stdout ?? "", new RegExp(`^  ${name}\\s{2,}\\S`, "m"))
       }
       assert.match(root?.stdout ?? "", /^  --log-level \S+\s+show the server's log messages/m)
@@ -74,6 +78,20 @@ describe("mcp-effect --help", () => {
       }
       assert.match(call?.stdout ?? "", /^  mcp-effect call \[flags\] <tool> \[<key=value\.\.\.>\]$/m)
       assert.match(call?.stdout ?? "", /^  --args string\s+the whole arguments object as JSON$/m)
+      // The commands of issue 29: their flags and examples.
+      const help = (path: string) => helps[commands.findIndex((c) => c.join(" ") === path)]?.stdout ?? ""
+      for (const flag of ["--pins", "--scope"]) {
+        assert.include(tools?.stdout ?? "", `\n  ${flag} `)
+        assert.include(call?.stdout ?? "", `\n  ${flag} `)
+      }
+      assert.include(help("types"), "\n  --out string ")
+      assert.include(help("types"), "\n  --client-module string ")
+      assert.include(help("types"), "\n  mcp-effect types --out tools.ts -- ")
+      assert.include(help("pins"), "\n  mcp-effect pins --pins pins.json -s everything")
+      assert.match(help("pins"), /^  approve\s{2,}\S/m)
+      assert.include(help("pins approve"), "\n  mcp-effect pins approve search --pins pins.json -s everything")
+      for (const flag of ["--check", "--catalog"]) assert.include(help("card"), `\n  ${flag} `)
+      assert.include(help("card"), "\n  mcp-effect card https://example.com/mcp --check")
     }))
 
   it.live("NO_COLOR (and a piped stdout) keep FORCE_COLOR from colouring; FORCE_COLOR alone colours", () =>

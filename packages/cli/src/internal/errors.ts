@@ -7,7 +7,7 @@ import * as Data from "effect/Data"
 export const ExitCode = {
   /** Success. */
   ok: 0,
-  /** The tool answered with `isError: true` (or `servers` found a broken entry). */
+  /** The tool answered with `isError: true` (or `servers` found a broken entry, or `card --check` a difference). */
   toolError: 1,
   /**
    * Bad command line, unknown server name, malformed configuration; and a Node older than 22.19, refused by
@@ -28,3 +28,6 @@ export class ToolReturnedError extends Data.TaggedError("ToolReturnedError")<{ r
 
 /** Some entries of `servers` were broken (already printed). */
 export class SomeServersFailed extends Data.TaggedError("SomeServersFailed")<{ readonly count: number }> {}
+
+/** `card --check`: the card contradicts the live server (the differences already printed). */
+export class CardDisagrees extends Data.TaggedError("CardDisagrees")<{ readonly count: number }> {}

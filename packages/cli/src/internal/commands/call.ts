@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import { ToolReturnedError, UsageError } from "../errors.js"
 import { withClient } from "../session/connection.js"
 import { shared } from "../session/options.js"
+import { pinning } from "../session/pins.js"
 import { blockText, distinctBlocks, indented } from "../terminal/content.js"
 import { print, printJson } from "../terminal/print.js"
 import { bounded } from "../terminal/sanitize.js"
@@ -17,12 +18,13 @@ import { toolArguments } from "./arguments.js"
 import { EVERYTHING } from "./examples.js"
 import { keyValues } from "./flags.js"
 import { saveFirst } from "./save.js"
-import { listTools } from "./tools.js"
+import { listTools, type Quarantined } from "./tools.js"
 
 export const call = Command.make(
   "call",
   {
     ...shared,
+    ...pinning,
     args: Flag.String("args").pipe(Flag.withDescription("the whole arguments object as JSON"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("save the result's first image, audio or blob (else its text) to this file"), Flag.optional),
     tool: Argument.String("tool").pipe(Argument.withDescription("the name of the tool to call")),
@@ -31,8 +33,12 @@ export const call = Command.make(
   (options) =>
     withClient(options, (client, status) =>
       Effect.gen(function*() {
-        const catalogue = yield* listTools(client, status)
+        const quarantined: Quarantined = new Map()
+        const catalogue = yield* listTools(client, status, quarantined)
         const tool = catalogue.find((t) => t.name === options.tool)
+        // A tool pinning holds back fails as the client would fail its call (exit 3), not as a typo (exit 2).
+        const held = quarantined.get(options.tool)
+        if (held !== undefined) return yield* held
         if (tool === undefined) {
           return yield* new UsageError({
             message: `no tool ${JSON.stringify(options.tool)} (tools: ${catalogue.map((t) => t.name).join(", ")})`
@@ -60,6 +66,7 @@ export const call = Command.make(
       command: `mcp-effect call get-sum --args '{"a": 1, "b": 2}' --stdio "${EVERYTHING}"`,
       description: "the whole arguments object as JSON"
     },
-    { command: `mcp-effect call echo message=hi --json --url https://example.com/mcp`, description: "a Streamable HTTP server, JSON out" }
+    { command: `mcp-effect call echo message=hi --json --url https://example.com/mcp`, description: "a Streamable HTTP server, JSON out" },
+    { command: `mcp-effect call echo message=hi --pins pins.json -s everything`, description: "refused (exit 3) if echo changed since pinned" }
   ])
 )

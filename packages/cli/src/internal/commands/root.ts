@@ -1,10 +1,11 @@
 /**
  * The whole command, `mcp-effect`, with its subcommands: info, tools, call, resources, templates, read, prompts,
- * prompt, complete, servers, import, auth, skills, skill (one file each in this folder).
+ * prompt, complete, servers, import, auth, skills, skill, types, pins, card (one file each in this folder).
  */
 import * as Command from "effect/cli/Command"
 import { auth } from "./auth.js"
 import { call } from "./call.js"
+import { card } from "./card.js"
 import { EVERYTHING } from "./examples.js"
 import { complete } from "./complete.js"
 import { importServers } from "./import.js"
@@ -17,7 +18,9 @@ import { servers } from "./servers.js"
 import { skill } from "./skill.js"
 import { skills } from "./skills.js"
 import { templates } from "./templates.js"
+import { pins } from "./pins.js"
 import { tools } from "./tools.js"
+import { types } from "./types.js"
 
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
@@ -31,6 +34,6 @@ export const command = Command.make("mcp-effect").pipe(
   ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importServers, auth,
-    skills, skill
+    skills, skill, types, pins, card
   ])
 )

@@ -2,7 +2,7 @@
  * `tools [--schema] [--wide]`: the server's tools as a table (with `--schema`, each one's input and output schema);
  * and the tool listing `call` looks its tool up in.
  */
-import type { McpClient } from "@mcp-effect/client"
+import { type McpClient, type McpDiagnostic, McpPinning } from "@mcp-effect/client"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -10,24 +10,53 @@ import * as Stream from "effect/Stream"
 import { withClient } from "../session/connection.js"
 import { whenCapable } from "../session/capability.js"
 import { shared } from "../session/options.js"
+import { pinning } from "../session/pins.js"
 import { annotationFlags, indented, parameterLine } from "../terminal/content.js"
 import { print, printJson, table } from "../terminal/print.js"
-import { bounded, visible } from "../terminal/sanitize.js"
+import { bounded } from "../terminal/sanitize.js"
 import type { StatusLine } from "../terminal/statusLine.js"
 import { EVERYTHING } from "./examples.js"
 import { wide } from "./flags.js"
 
+/** The tools pinning held back in one listing, each with the error a call of it fails with. */
+export type Quarantined = Map<string, McpPinning.McpToolQuarantinedError>
+
+/** A diagnostic worth a line on stderr while listing; `quarantined` collects the tools pinning held back. */
+const report = (diagnostic: McpDiagnostic.McpDiagnostic, status: StatusLine, quarantined: Quarantined) => {
+  switch (diagnostic._tag) {
+    case "InvalidTool":
+      return status.line(`mcp-effect: tool ${diagnostic.name} left out: ${diagnostic.reason}`)
+    case "ToolChanged": {
+      // What changed, in the library's short lines: never the new description itself.
+      const changes = diagnostic.changes.join("; ")
+      if (diagnostic.decision === "approve") return status.line(`mcp-effect: tool ${diagnostic.name} changed (approved): ${changes}`)
+      quarantined.set(
+        diagnostic.name,
+        new McpPinning.McpToolQuarantinedError({ tool: diagnostic.name, scope: diagnostic.scope, changes: diagnostic.changes })
+      )
+      return status.line(
+        `mcp-effect: tool ${diagnostic.name} left out: quarantined, its definition changed since it was pinned: ${changes} ` +
+          `(review, then: mcp-effect pins approve ${diagnostic.name})`
+      )
+    }
+    case "ToolAdded":
+      return status.line(`mcp-effect: tool ${diagnostic.name} pinned (first seen)`)
+    case "ToolRemoved":
+      return status.line(`mcp-effect: pinned tool ${diagnostic.name} is no longer listed`)
+    case "PinStoreUnavailable":
+      return status.line(`mcp-effect: the pins could not be ${diagnostic.operation === "read" ? "read" : "written"}: ${diagnostic.reason}`)
+    default:
+      return
+  }
+}
+
 /**
  * The server's tools. A tool the library left out of the listing (malformed: an `inputSchema` that is not an
- * object) is named on stderr with the reason, so that a missing tool is not a mystery.
+ * object; quarantined by pinning) is named on stderr with the reason, so that a missing tool is not a mystery.
  */
-export const listTools = (client: McpClient.Service, status: StatusLine) =>
+export const listTools = (client: McpClient.Service, status: StatusLine, quarantined: Quarantined = new Map()) =>
   client.diagnostics.pipe(
-    Stream.runForEach((diagnostic) =>
-      Effect.sync(() => {
-        if (diagnostic._tag === "InvalidTool") status.line(`mcp-effect: tool ${visible(diagnostic.name)} left out: ${visible(diagnostic.reason)}`)
-      })
-    ),
+    Stream.runForEach((diagnostic) => Effect.sync(() => report(diagnostic, status, quarantined))),
     // Subscribed before the listing is asked for, for the listing only.
     Effect.forkScoped({ startImmediately: true }),
     Effect.andThen(client.listTools()),
@@ -38,6 +67,7 @@ export const tools = Command.make(
   "tools",
   {
     ...shared,
+    ...pinning,
     wide,
     schema: Flag.Boolean("schema").pipe(Flag.withDescription("show input and output schemas"), Flag.withDefault(false))
   },
@@ -63,6 +93,7 @@ export const tools = Command.make(
   Command.withExamples([
     { command: `mcp-effect tools -- ${EVERYTHING}`, description: "the tools of a server started over stdio" },
     { command: `mcp-effect tools --schema --stdio "${EVERYTHING}"`, description: "with their input and output schemas" },
-    { command: `mcp-effect tools --wide -s everything`, description: "an entry of ./.mcp.json, every cell whole" }
+    { command: `mcp-effect tools --wide -s everything`, description: "an entry of ./.mcp.json, every cell whole" },
+    { command: `mcp-effect tools --pins ~/.mcp-pins.json -s everything`, description: "pin the tools; a changed one is held back" }
   ])
 )

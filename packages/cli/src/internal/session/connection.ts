@@ -26,6 +26,7 @@ import { type ConnectTimeoutError, connected } from "./connectTimeout.js"
 import type { UsageError } from "../errors.js"
 import * as Status from "../terminal/statusLine.js"
 import * as TaskStatus from "../terminal/taskStatus.js"
+import { type PinningFlags, pinningOf } from "./pins.js"
 import * as target from "./target.js"
 import type { Interaction } from "../elicitation/url.js"
 import { retryingClient } from "../elicitation/urlRequired.js"
@@ -34,7 +35,7 @@ import { retryingClient } from "../elicitation/urlRequired.js"
 export class CommandTail extends Context.Service<CommandTail, ReadonlyArray<string> | undefined>()("mcp-effect/cli/CommandTail") {}
 
 /** What picks the server (see `target.ts`; its command tail comes from `CommandTail`), and how to talk to it. */
-export interface SessionOptions extends Omit<target.TargetOptions, "tail"> {
+export interface SessionOptions extends Omit<target.TargetOptions, "tail">, Omit<PinningFlags, "server" | "url" | "stdio"> {
   readonly json: boolean
   readonly root: ReadonlyArray<string>
   readonly timeout: number
@@ -126,7 +127,7 @@ export const clientOptions = (
   })
 
 /** The server of the command line. */
-export const entryOf = (options: SessionOptions): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
+export const entryOf = (options: Omit<target.TargetOptions, "tail">): Effect.Effect<McpConfig.ServerEntry, UsageError, CommandTail | Prompt.Environment> =>
   Effect.flatMap(CommandTail, (tail) => target.resolve({ ...options, tail })).pipe(
     // VS Code's inputs asked are those of the entry `--server` names (`config/inputs.ts`).
     Effect.provideService(inputs.ChosenEntry, Option.getOrUndefined(options.server))
@@ -231,7 +232,10 @@ export const withClient = <A, E, R>(
     const status = Status.make()
     const asks = yield* interaction(options, status)
     const tasks = TaskStatus.make(status)
-    const client = yield* clientOptions(options, asks, settings.progress === true, tasks)
+    const hooks = yield* clientOptions(options, asks, settings.progress === true, tasks)
+    // Pinning is on when a pins file is given (`--pins`, `MCP_EFFECT_PINS`) on a command that takes it.
+    const pins = pinningOf(entry, options)
+    const client: McpClient.ClientOptions = pins === undefined ? hooks : { ...hooks, pinning: pins }
     const startedAt = Date.now()
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {

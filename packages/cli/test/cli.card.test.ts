@@ -1,0 +1,97 @@
+/**
+ * `mcp-effect card` as a real process: cards served by the scripted card host
+ * (`@mcp-effect/test-servers/card-host`) about a real server (the official SDK's, over Streamable HTTP on
+ * loopback). A faithful card prints and checks (exit 0); a lying one is checked (exit 1, each difference named);
+ * a huge card, and a card on plain http to a host that is not loopback, cannot be read (exit 3, the reason).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { type CardHost, startCardHost } from "@mcp-effect/test-servers/card-host"
+import * as OfficialServer from "@mcp-effect/test-servers/official-server"
+import * as Effect from "effect/Effect"
+import { launch, official, run } from "./fixtures/run.js"
+
+const host = Effect.acquireRelease(Effect.promise(() => startCardHost()), (started: CardHost) => Effect.promise(started.close))
+
+interface Checked {
+  readonly differences: ReadonlyArray<{ readonly field: string; readonly card: string; readonly live: string }>
+}
+
+describe("mcp-effect card", () => {
+  it.live("a faithful card prints and checks (0); a lying card differs (1); huge or insecure cannot be read (3); a catalog", () =>
+    Effect.gen(function*() {
+      const serverUrl = yield* launch([official, "--http", "--port", "0"])
+      const cards = yield* host
+      cards.route("/mcp/server-card", {
+        kind: "json",
+        body: {
+          name: `io.github.mcp-effect/${OfficialServer.SERVER_NAME}`,
+          title: "The example server",
+          version: OfficialServer.SERVER_VERSION,
+          description: "Tools for the tests",
+          remotes: [{ type: "streamable-http", url: serverUrl, supportedProtocolVersions: ["2026-07-28", "2025-11-25"] }]
+        }
+      })
+      cards.route("/lying.json", {
+        kind: "json",
+        body: {
+          name: "io.example/bank-of-example",
+          version: "9.9.9",
+          remotes: [{ type: "streamable-http", url: serverUrl }],
+          tools: [{ name: "transfer_funds" }]
+        }
+      })
+      cards.route("/huge/server-card", { kind: "endless", contentType: "application/mcp-server-card+json" })
+      cards.route("/.well-known/ai-catalog.json", {
+        kind: "json",
+        headers: { "content-type": "application/json" },
+        body: {
+          specVersion: "1.0",
+          entries: [
+            { identifier: "urn:air:test:mcp:example", type: "application/mcp-server-card+json", url: "/mcp/server-card" },
+            { identifier: "urn:air:test:mcp:inline", type: "application/mcp-server-card+json", data: { name: "io.test/inline", version: "1.0.0" } }
+          ]
+        }
+      })
+
+      // An endpoint's URL: the card is read at <endpoint>/server-card.
+      const shown = yield* run(["card", `${cards.origin}/mcp`])
+      assert.strictEqual(shown.code, 0, shown.stderr)
+      assert.match(shown.stdout, /^name:\s+io\.github\.mcp-effect\/official-demo$/m)
+      assert.match(shown.stdout, /^title:\s+The example server$/m)
+      assert.match(shown.stdout, /^version:\s+1\.0\.0$/m)
+      assert.include(shown.stdout, `streamable-http ${serverUrl} (protocol 2026-07-28, 2025-11-25)`)
+
+      const faithful = yield* run(["card", `${cards.origin}/mcp/server-card`, "--check"])
+      assert.strictEqual(faithful.code, 0, faithful.stderr)
+      assert.strictEqual(faithful.stdout, "the card agrees with the server\n")
+
+      const lying = yield* run(["card", `${cards.origin}/lying.json`, "--check"])
+      assert.strictEqual(lying.code, 1, lying.stderr)
+      assert.match(lying.stdout, /^name\s+io\.example\/bank-of-example\s+official-demo$/m)
+      assert.match(lying.stdout, /^version\s+9\.9\.9\s+1\.0\.0$/m)
+      assert.match(lying.stdout, /^tools\s.*transfer_funds/m)
+      const lyingJson = yield* run(["card", `${cards.origin}/lying.json`, "--check", "--json"])
+      assert.strictEqual(lyingJson.code, 1)
+      const fields = (JSON.parse(lyingJson.stdout) as Checked).differences.map((d) => d.field)
+      assert.includeMembers(fields, ["name", "version", "tools"])
+      // The server the command line names is checked instead of the card's remote.
+      const given = yield* run(["card", `${cards.origin}/lying.json`, "--check", "--url", serverUrl, "--json"])
+      assert.strictEqual(given.code, 1)
+
+      const huge = yield* run(["card", `${cards.origin}/huge/server-card`])
+      assert.strictEqual(huge.code, 3)
+      assert.include(huge.stderr, "(too-large)")
+      assert.strictEqual(huge.stdout, "")
+      const insecure = yield* run(["card", "http://cards.example.com/mcp", "--check"])
+      assert.strictEqual(insecure.code, 3)
+      assert.include(insecure.stderr, "(insecure)")
+      const insecureJson = yield* run(["card", "http://cards.example.com/mcp", "--json"])
+      assert.strictEqual(insecureJson.code, 3)
+      assert.strictEqual((JSON.parse(insecureJson.stdout) as { error: { tag: string } }).error.tag, "McpDiscoveryError")
+
+      const catalog = yield* run(["card", cards.origin, "--catalog"])
+      assert.strictEqual(catalog.code, 0, catalog.stderr)
+      assert.match(catalog.stdout, /^urn:air:test:mcp:example\s+.*\/mcp\/server-card$/m)
+      assert.match(catalog.stdout, /^urn:air:test:mcp:inline\s+io\.test\/inline\s+\(inline\)$/m)
+    }))
+})
