@@ -22,7 +22,10 @@ import * as toolSchema from "./toolSchema.js"
 export interface GenerateOptions {
   /** What the module says it was generated from (a URL, a command, a configuration entry). */
   readonly source?: string | undefined
-  /** The module the facade imports the client from (default `@mcp-effect/client`). */
+  /**
+   * The module the facade imports the client from (default `@mcp-effect/client`; `@mcp-effect/client/node` for
+   * the Node entry). `changedTools` comes from its `McpCodegen` subpath.
+   */
   readonly clientModule?: string | undefined
 }
 
@@ -133,7 +136,8 @@ export const toolsModule = (tools: ReadonlyArray<Tool>, options: GenerateOptions
     const module = new Codegen.Module()
     const client = Codegen.importNamed(clientModule, "McpClient")
     const promise = Codegen.importNamed(clientModule, "McpPromise")
-    const codegenHelpers = Codegen.importNamespace(`${clientModule}/McpCodegen`, "McpCodegen")
+    // `McpCodegen` is a subpath of the package (not in either entry): beside the entry the facade imports.
+    const codegenHelpers = Codegen.importNamespace(`${clientModule.replace(/\/node$/, "")}/McpCodegen`, "McpCodegen")
     const jsonObject = Codegen.importNamed(clientModule, "McpSchema")
     const json = Codegen.code`${jsonObject}.JsonObject`
     const notes: Array<Note> = []

@@ -4,7 +4,7 @@
  * written whole to FILE. What the module does not check (keywords a schema cannot express, tools typed looser)
  * goes to stderr, so that stdout stays the module.
  */
-import { McpCodegen } from "@mcp-effect/client"
+import * as McpCodegen from "@mcp-effect/client/McpCodegen"
 import type { McpConfig } from "@mcp-effect/client/node"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
