@@ -8,11 +8,11 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { randomBytes } from "node:crypto"
-import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
+import * as regularFile from "../node/regularFile.js"
 import { withFileLock } from "./fileLock.js"
 import { decodeEntry, keyOf, type Store, type StoredEntry } from "./tokens.js"
 
@@ -41,58 +41,21 @@ class TokenFileRefused extends Data.TaggedError("TokenFileRefused")<{ readonly r
 /** Nothing there (or nothing reachable): nothing to keep aside either. */
 const absent = (): Raw => ({ _tag: "Read", content: {} })
 
-const kindOf = (stats: Stats): string =>
-  stats.isDirectory()
-    ? "a directory"
-    : stats.isFIFO()
-    ? "a FIFO"
-    : stats.isSocket()
-    ? "a socket"
-    : stats.isCharacterDevice()
-    ? "a character device"
-    : stats.isBlockDevice()
-    ? "a block device"
-    : "of an unknown kind"
-
-const refused = (filePath: string, stats: Stats): Raw =>
-  stats.isFile()
-    ? { _tag: "Refused", reason: `the token file ${filePath} is larger than 1 MiB; a token file holds a few sign-ins` }
-    : { _tag: "Refused", reason: `the token file ${filePath} is not a regular file (${kindOf(stats)}); tokens are kept in a JSON file` }
-
-/** The bytes of an open regular file, at most the bound (`undefined` past it: never more than one byte past is read). */
-const readUpTo = async (handle: fs.FileHandle): Promise<Buffer | undefined> => {
-  const chunks: Array<Buffer> = []
-  let total = 0
-  while (total <= MAX_TOKEN_FILE_BYTES) {
-    const buffer = Buffer.alloc(Math.min(64 * 1024, MAX_TOKEN_FILE_BYTES + 1 - total))
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-    if (bytesRead === 0) break
-    chunks.push(buffer.subarray(0, bytesRead))
-    total += bytesRead
-  }
-  return total > MAX_TOKEN_FILE_BYTES ? undefined : Buffer.concat(chunks, total)
-}
-
-/**
- * The file's text: a regular file of at most 1 MiB. The path is looked at first, and only a regular file is
- * opened, without blocking (a FIFO put there in between cannot hold the open); the open handle is looked at
- * again, and a file that grows past the bound while it is read is refused too.
- */
+/** The file's text: a regular file of at most 1 MiB (`regularFile.ts`), else why it is not read. */
 const readText = async (filePath: string): Promise<string | Raw> => {
-  const before = await fs.stat(filePath).catch(() => undefined)
-  if (before === undefined) return absent()
-  if (!before.isFile() || before.size > MAX_TOKEN_FILE_BYTES) return refused(filePath, before)
-  const handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined)
-  if (handle === undefined) return absent()
-  try {
-    const opened = await handle.stat()
-    if (!opened.isFile() || opened.size > MAX_TOKEN_FILE_BYTES) return refused(filePath, opened)
-    const bytes = await readUpTo(handle)
-    return bytes === undefined ? refused(filePath, opened) : bytes.toString("utf8")
-  } catch {
-    return absent()
-  } finally {
-    await handle.close().catch(() => undefined)
+  const found = await regularFile.readRegularText(filePath, MAX_TOKEN_FILE_BYTES).catch(() => ({ _tag: "Absent" as const }))
+  switch (found._tag) {
+    case "Absent":
+      return absent()
+    case "Text":
+      return found.text
+    case "TooLarge":
+      return { _tag: "Refused", reason: `the token file ${filePath} is larger than 1 MiB; a token file holds a few sign-ins` }
+    case "NotRegular":
+      return {
+        _tag: "Refused",
+        reason: `the token file ${filePath} is not a regular file (${found.kind}); tokens are kept in a JSON file`
+      }
   }
 }
 

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import { McpConfigError } from "../../McpConfigError.js"
+import { concatBytes } from "../bytes.js"
 
 /** The largest configuration file read: 4 MiB, far past any real one. @internal */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -54,13 +55,7 @@ const readBounded = (path: string, file: FileSystem.File): Effect.Effect<Uint8Ar
       size += chunk.value.length
     }
     if (size > MAX_CONFIG_BYTES) return yield* refuse(path, `${BOUND_TEXT}; a configuration is a JSON file`)
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return bytes
+    return concatBytes(chunks)
   })
 
 /**

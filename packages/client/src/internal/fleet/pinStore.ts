@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
 import { decodeRecord, McpPinStoreError, type PinRecord, type PinStore } from "../pinning/model.js"
 import { digest } from "./seal.js"
+import { pairs } from "./replies.js"
 
 /** @internal */
 export interface PinStoreOptions {
@@ -25,17 +26,6 @@ export interface PinStoreOptions {
 /** A stored record longer than this (characters of JSON) is left out: no real record comes near it. */
 const MAX_RECORD_CHARS = 1024 * 1024
 
-/** A Redis reply as a field/value list: RESP2 gives a flat array, RESP3 a map. */
-const pairs = (reply: unknown): Array<readonly [string, string]> => {
-  if (Array.isArray(reply)) {
-    const out: Array<readonly [string, string]> = []
-    for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), String(reply[i + 1])])
-    return out
-  }
-  if (reply instanceof Map) return [...reply].map(([k, v]) => [String(k), String(v)] as const)
-  if (typeof reply === "object" && reply !== null) return Object.entries(reply).map(([k, v]) => [k, String(v)] as const)
-  return []
-}
 
 const recordOf = (field: string, text: string): PinRecord | undefined => {
   if (text.length > MAX_RECORD_CHARS) return undefined

@@ -19,6 +19,7 @@ import * as store from "../auth/tokens.js"
 import * as Health from "./health.js"
 import * as lock from "./lock.js"
 import { digest, type Sealer } from "./seal.js"
+import { pairs } from "./replies.js"
 
 /** @internal */
 export interface RedisStoreOptions {
@@ -37,17 +38,6 @@ export interface RedisStoreOptions {
   readonly health?: Health.Health | undefined
 }
 
-/** A Redis reply as a field/value list: RESP2 gives a flat array, RESP3 a map. */
-const pairs = (reply: unknown): Array<readonly [string, string]> => {
-  if (Array.isArray(reply)) {
-    const out: Array<readonly [string, string]> = []
-    for (let i = 0; i + 1 < reply.length; i += 2) out.push([String(reply[i]), String(reply[i + 1])])
-    return out
-  }
-  if (reply instanceof Map) return [...reply].map(([k, v]) => [String(k), String(v)] as const)
-  if (typeof reply === "object" && reply !== null) return Object.entries(reply).map(([k, v]) => [k, String(v)] as const)
-  return []
-}
 
 const isTokens = (value: unknown): value is store.StoredTokens =>
   typeof value === "object" && value !== null &&

@@ -10,7 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
-import { constants } from "node:fs"
+import * as regularFile from "../node/regularFile.js"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { isRecord } from "../../McpSchema.js"
@@ -24,36 +24,18 @@ const MAX_FILE_BYTES = 16 * 1024 * 1024
 
 type Content = Record<string, unknown>
 
-/** The bytes of an open regular file, at most the bound (`undefined` past it: at most one byte past is read). */
-const readUpTo = async (handle: fs.FileHandle): Promise<Buffer | undefined> => {
-  const chunks: Array<Buffer> = []
-  let total = 0
-  while (total <= MAX_FILE_BYTES) {
-    const buffer = Buffer.alloc(Math.min(256 * 1024, MAX_FILE_BYTES + 1 - total))
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-    if (bytesRead === 0) break
-    chunks.push(buffer.subarray(0, bytesRead))
-    total += bytesRead
-  }
-  return total > MAX_FILE_BYTES ? undefined : Buffer.concat(chunks, total)
-}
-
 /** The file's text, `undefined` when there is none; a file that is not regular or too large is refused. */
 const readText = async (filePath: string): Promise<string | undefined> => {
-  const before = await fs.stat(filePath).catch(() => undefined)
-  if (before === undefined) return undefined
-  const refuse = (isFile: boolean) =>
-    new Error(isFile ? `the pin file is larger than ${MAX_FILE_BYTES} bytes` : "the pin file is not a regular file")
-  if (!before.isFile() || before.size > MAX_FILE_BYTES) throw refuse(before.isFile())
-  const handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NONBLOCK)
-  try {
-    const opened = await handle.stat()
-    if (!opened.isFile() || opened.size > MAX_FILE_BYTES) throw refuse(opened.isFile())
-    const bytes = await readUpTo(handle)
-    if (bytes === undefined) throw refuse(true)
-    return bytes.toString("utf8")
-  } finally {
-    await handle.close().catch(() => undefined)
+  const found = await regularFile.readRegularText(filePath, MAX_FILE_BYTES)
+  switch (found._tag) {
+    case "Absent":
+      return undefined
+    case "Text":
+      return found.text
+    case "TooLarge":
+      throw new Error(`the pin file is larger than ${MAX_FILE_BYTES} bytes`)
+    case "NotRegular":
+      throw new Error(`the pin file is not a regular file (${found.kind})`)
   }
 }
 
