@@ -27,6 +27,12 @@ export interface OAuthProtectedOptions {
   readonly scope?: string
   /** Rotate the refresh token on every refresh (single use: a reused one is refused and ends the grant). */
   readonly rotateRefreshTokens?: boolean
+  /**
+   * Let a page on `origin` (e.g. `http://127.0.0.1:5173`) call the MCP endpoint, its Protected Resource
+   * Metadata, and the authorization server's metadata, registration and token endpoints (off by default:
+   * the other tests' clients are not browsers, and CORS is a browser's rule).
+   */
+  readonly cors?: { readonly origin: string }
 }
 
 export interface OAuthProtected {
@@ -71,6 +77,31 @@ const mcpServer = () => {
   return server
 }
 
+/** What a page may send to the MCP endpoint and the authorization server (and every `Mcp-*` header). */
+const ALLOWED_HEADERS = new Set(["authorization", "dpop", "content-type", "accept", "last-event-id"])
+const EXPOSED_HEADERS = "WWW-Authenticate, Mcp-Session-Id, DPoP-Nonce"
+
+/**
+ * CORS for a request from `origin`: the response headers are set, and a preflight is answered here (returns
+ * true: the request is done). A request from any other origin gets no CORS header, so the browser refuses it.
+ */
+const allowOrigin = (origin: string, req: IncomingMessage, res: ServerResponse): boolean => {
+  res.setHeader("Vary", "Origin")
+  if (req.headers.origin !== origin) return false
+  res.setHeader("Access-Control-Allow-Origin", origin)
+  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS)
+  if (req.method !== "OPTIONS") return false
+  const requested = (req.headers["access-control-request-headers"] ?? "").split(",").map((h) => h.trim().toLowerCase())
+  const allowed = requested.filter((h) => ALLOWED_HEADERS.has(h) || h.startsWith("mcp-"))
+  res.writeHead(204, {
+    "Access-Control-Allow-Methods": "GET, POST, DELETE",
+    "Access-Control-Allow-Headers": allowed.join(", "),
+    "Access-Control-Max-Age": "600"
+  })
+  res.end()
+  return true
+}
+
 export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): Promise<OAuthProtected> => {
   const scope = options.scope ?? "mcp:tools"
   const asServer = createServer()
@@ -105,6 +136,8 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
       }
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // The token and revocation endpoints answer a cross-origin page only from the configured origin.
+    clientBasedCORS: (_ctx, origin) => options.cors !== undefined && origin === options.cors.origin,
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     issueRefreshToken: () => true,
     ...(options.rotateRefreshTokens === true ? { rotateRefreshToken: true } : {}),
@@ -123,6 +156,8 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
 
   const callback = provider.callback()
   asServer.on("request", (req, res) => {
+    // oidc-provider gives its registration endpoint no CORS: this wrapper does, for the configured origin.
+    if (options.cors !== undefined && req.url === "/reg" && allowOrigin(options.cors.origin, req, res)) return
     const match = /^\/interaction\/([^/?]+)/.exec(req.url ?? "")
     if (match === null && tokenDelay > 0 && req.method === "POST" && req.url === "/token") {
       return void setTimeout(() => {
@@ -163,6 +198,10 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
 
   const metadata = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json() as OAuthMetadata
   const app = express()
+  if (options.cors !== undefined) {
+    const { origin } = options.cors
+    app.use((req, res, next) => void (allowOrigin(origin, req, res) || next()))
+  }
   app.use(express.json())
   app.use(mcpAuthMetadataRouter({ oauthMetadata: metadata, resourceServerUrl: new URL(mcpUrl), scopesSupported: [scope] }))
   const verifier = {
