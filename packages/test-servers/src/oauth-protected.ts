@@ -18,7 +18,7 @@ import type { OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import express from "express"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import Provider, { type AccessToken, type RefreshToken } from "oidc-provider"
+import Provider, { type AccessToken, type Adapter, type AdapterPayload, type RefreshToken } from "oidc-provider"
 
 export interface OAuthProtectedOptions {
   /** Access token lifetime in seconds (default 3600). */
@@ -33,6 +33,12 @@ export interface OAuthProtectedOptions {
    * the other tests' clients are not browsers, and CORS is a browser's rule).
    */
   readonly cors?: { readonly origin: string }
+  /**
+   * Accept Client ID Metadata Documents: a `client_id` that is an http(s) URL is fetched, and its document
+   * (whose `client_id` must be that URL) is the client (advertised as `client_id_metadata_document_supported`).
+   * oidc-provider does not fetch them by itself: its storage is then this module's, which does.
+   */
+  readonly clientMetadataDocuments?: boolean
 }
 
 export interface OAuthProtected {
@@ -48,6 +54,8 @@ export interface OAuthProtected {
   }
   /** Hold every token request this long before answering it; one whose client went away is dropped. */
   readonly setTokenDelay: (ms: number) => void
+  /** The client an access token was issued to (undefined for a token the server does not know). */
+  readonly clientOf: (accessToken: string) => Promise<string | undefined>
   /** Revoke every access and refresh token issued so far. */
   readonly revokeAll: () => Promise<void>
   /** Revoke the access tokens only (as if they had expired at the server). */
@@ -102,6 +110,50 @@ const allowOrigin = (origin: string, req: IncomingMessage, res: ServerResponse):
   return true
 }
 
+/** A Client ID Metadata Document's client, or undefined when `id` is no URL or its document does not fit. */
+const fetchClientMetadata = async (id: string): Promise<AdapterPayload | undefined> => {
+  if (!/^https?:\/\//.test(id)) return undefined
+  const response = await fetch(id, { headers: { accept: "application/json" } }).catch(() => undefined)
+  if (response === undefined || !response.ok) return undefined
+  const document: unknown = await response.json().catch(() => undefined)
+  if (typeof document !== "object" || document === null || Reflect.get(document, "client_id") !== id) return undefined
+  // A document names a public client: no secret can be published in it.
+  return { ...(document as AdapterPayload), token_endpoint_auth_method: "none" }
+}
+
+/**
+ * oidc-provider's storage in memory (as its development adapter keeps it), one map per model; the `Client`
+ * model also answers a URL client id with its Client ID Metadata Document, fetched at each look-up (the
+ * provider caches the client it builds).
+ */
+const memoryAdapter = (model: string): Adapter => {
+  const entries = new Map<string, { payload: AdapterPayload; expiresAt: number }>()
+  const live = (id: string): AdapterPayload | undefined => {
+    const entry = entries.get(id)
+    if (entry === undefined) return undefined
+    if (entry.expiresAt > Date.now()) return entry.payload
+    entries.delete(id)
+    return undefined
+  }
+  const findBy = (field: "uid" | "userCode", value: string) =>
+    [...entries.keys()].map(live).find((payload) => payload?.[field] === value)
+  return {
+    upsert: async (id, payload, expiresIn) =>
+      void entries.set(id, { payload, expiresAt: expiresIn === undefined ? Infinity : Date.now() + expiresIn * 1000 }),
+    find: async (id) => live(id) ?? (model === "Client" ? fetchClientMetadata(id) : undefined),
+    findByUid: async (uid) => findBy("uid", uid),
+    findByUserCode: async (userCode) => findBy("userCode", userCode),
+    consume: async (id) => {
+      const payload = live(id)
+      if (payload !== undefined) payload.consumed = Math.floor(Date.now() / 1000)
+    },
+    destroy: async (id) => void entries.delete(id),
+    revokeByGrantId: async (grantId) => {
+      for (const [id, entry] of entries) if (entry.payload.grantId === grantId) entries.delete(id)
+    }
+  }
+}
+
 export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): Promise<OAuthProtected> => {
   const scope = options.scope ?? "mcp:tools"
   const asServer = createServer()
@@ -120,6 +172,9 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
   let provider: Provider
   provider = new Provider(issuer, {
     clients: [],
+    ...(options.clientMetadataDocuments === true
+      ? { adapter: memoryAdapter, discovery: { client_id_metadata_document_supported: true } }
+      : {}),
     scopes: ["openid", "offline_access"],
     features: {
       devInteractions: { enabled: false },
@@ -243,6 +298,7 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
     issuer,
     counts,
     setTokenDelay: (ms) => void (tokenDelay = ms),
+    clientOf: async (accessToken) => (await provider.AccessToken.find(accessToken))?.clientId,
     revokeAll: async () => {
       for (const token of [...accessTokens, ...refreshTokens]) await token.destroy()
     },

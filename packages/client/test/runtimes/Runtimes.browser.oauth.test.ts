@@ -54,12 +54,24 @@ const bundlePage = async (dir: string, name: string) => {
   })
 }
 
+/** The page's Client ID Metadata Document, served by the page host at `client.json`. */
+const clientMetadata = (hostUrl: string) => ({
+  client_id: `${hostUrl}client.json`,
+  client_name: "mcp-effect browser test (metadata document)",
+  redirect_uris: [`${hostUrl}callback.html`],
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"],
+  token_endpoint_auth_method: "none",
+  application_type: "web"
+})
+
 beforeAll(async () => {
   const installed = packedProject()
   project = installed
   await Promise.all([bundlePage(installed.dir, "page-oauth"), bundlePage(installed.dir, "callback")])
   host = await startListening(pageHost, ["--root", installed.dir])
-  oauth = await startOAuthProtected({ cors: { origin: new URL(host.url).origin } })
+  writeFileSync(path.join(installed.dir, "client.json"), JSON.stringify(clientMetadata(host.url)))
+  oauth = await startOAuthProtected({ cors: { origin: new URL(host.url).origin }, clientMetadataDocuments: true })
   browser = await chromium.launch({ executablePath: CHROMIUM })
 }, 240_000)
 
@@ -86,12 +98,13 @@ const openContext = async () => {
 
 /**
  * Opens the sign-in page for the MCP server in `context` and waits for its button; with `onload`, the page
- * calls `whoami` as it loads, with no click.
+ * calls `whoami` as it loads, with no click; with `cimd`, it is registered by that Client ID Metadata Document.
  */
-const openPage = async (context: BrowserContext, onload = false): Promise<Page> => {
+const openPage = async (context: BrowserContext, options: { onload?: boolean; cimd?: string } = {}): Promise<Page> => {
   const { host, oauth } = running()
   const page = await context.newPage()
-  await page.goto(`${host.url}page-oauth.html?mcp=${encodeURIComponent(oauth.mcpUrl)}${onload ? "&onload" : ""}`)
+  const query = new URLSearchParams({ mcp: oauth.mcpUrl, ...(options.cimd === undefined ? {} : { cimd: options.cimd }) })
+  await page.goto(`${host.url}page-oauth.html?${query}${options.onload === true ? "&onload" : ""}`)
   await page.waitForSelector("#sign-in")
   return page
 }
@@ -109,12 +122,16 @@ const outcomeOf = (page: Page): Promise<Outcome> =>
 const localStorageOf = (page: Page): Promise<Record<string, string>> =>
   page.evaluate(() => Object.fromEntries(Object.entries(localStorage)))
 
-/** The access token of the stored entry (a server's entries are a JSON array, one per authorization server). */
-const storedAccessToken = (value: string | undefined): string => {
+/** A field of the stored entry's part (a server's entries are a JSON array, one per authorization server). */
+const storedField = (value: string | undefined, part: "tokens" | "client", field: string): unknown => {
   const entries: unknown = JSON.parse(value ?? "[]")
   const first: unknown = Array.isArray(entries) ? entries[0] : undefined
-  const tokens: unknown = typeof first === "object" && first !== null ? Reflect.get(first, "tokens") : undefined
-  const token: unknown = typeof tokens === "object" && tokens !== null ? Reflect.get(tokens, "accessToken") : undefined
+  const within: unknown = typeof first === "object" && first !== null ? Reflect.get(first, part) : undefined
+  return typeof within === "object" && within !== null ? Reflect.get(within, field) : undefined
+}
+
+const storedAccessToken = (value: string | undefined): string => {
+  const token = storedField(value, "tokens", "accessToken")
   if (typeof token !== "string") throw new Error(`no access token stored: ${value}`)
   return token
 }
@@ -165,10 +182,10 @@ describe("Chromium × OAuth × popup sign-in (dynamic registration), tokens in l
     const before = { ...oauth.counts }
     await page.close()
     // The page loaded again, calling as it loads: no click, and no popup may open.
-    page = await openPage(context, true)
+    page = await openPage(context, { onload: true })
     assert.deepStrictEqual(await outcomeOf(page), { ok: true, value: "hello demo-user" })
     // A second page of the same profile too.
-    const second = await openPage(context, true)
+    const second = await openPage(context, { onload: true })
     assert.deepStrictEqual(await outcomeOf(second), { ok: true, value: "hello demo-user" })
     assert.strictEqual(oauth.counts.authorizations, before.authorizations)
     assert.strictEqual(oauth.counts.registrations, before.registrations)
@@ -219,12 +236,37 @@ describe("Chromium × OAuth × a sign-in that cannot end", () => {
       // What a browser's popup blocker does to a `window.open` without the person's gesture.
       await context.addInitScript(() => Reflect.set(globalThis, "open", () => null))
       const before = { ...oauth.counts }
-      const page = await openPage(context, true)
+      const page = await openPage(context, { onload: true })
       const outcome = await outcomeOf(page)
       assert.isFalse(outcome.ok)
       if (!outcome.ok) assert.match(outcome.error, /sign-in popup was blocked: open it from a click, or allow popups/)
       assert.lengthOf(context.pages(), 1)
       assert.strictEqual(oauth.counts.authorizations, before.authorizations)
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+})
+
+describe("Chromium × OAuth × Client ID Metadata Document", () => {
+  it("Chromium × OAuth × sign-in as the page's metadata document: no registration, a public client", async () => {
+    const { host, oauth } = running()
+    const { context } = await openContext()
+    try {
+      const cimd = `${host.url}client.json`
+      const page = await openPage(context, { cimd })
+      const before = { ...oauth.counts }
+      const popup = await clickSignIn(page)
+      assert.deepStrictEqual(await outcomeOf(page), { ok: true, value: "hello demo-user" })
+      if (!popup.isClosed()) await popup.waitForEvent("close", { timeout: 5_000 })
+      assert.strictEqual(oauth.counts.authorizations, before.authorizations + 1)
+      assert.strictEqual(oauth.counts.registrations, before.registrations)
+      // The tokens were issued to the document's URL as client id; no registration (nor secret) is kept.
+      const stored = (await localStorageOf(page))[`${TOKEN_KEY_PREFIX}${oauth.mcpUrl}`]
+      const token = storedAccessToken(stored)
+      assert.strictEqual(await oauth.clientOf(token), cimd)
+      assert.strictEqual(storedField(stored, "client", "clientId"), undefined)
+      assert.strictEqual(await whoamiWith(token), "hello demo-user")
     } finally {
       await context.close()
     }
