@@ -100,11 +100,14 @@ const openContext = async () => {
  * Opens the sign-in page for the MCP server in `context` and waits for its button; with `onload`, the page
  * calls `whoami` as it loads, with no click; with `cimd`, it is registered by that Client ID Metadata Document.
  */
-const openPage = async (context: BrowserContext, options: { onload?: boolean; cimd?: string } = {}): Promise<Page> => {
+const openPage = async (
+  context: BrowserContext,
+  options: { onload?: boolean; cimd?: string; hostUrl?: string } = {}
+): Promise<Page> => {
   const { host, oauth } = running()
   const page = await context.newPage()
   const query = new URLSearchParams({ mcp: oauth.mcpUrl, ...(options.cimd === undefined ? {} : { cimd: options.cimd }) })
-  await page.goto(`${host.url}page-oauth.html?${query}${options.onload === true ? "&onload" : ""}`)
+  await page.goto(`${options.hostUrl ?? host.url}page-oauth.html?${query}${options.onload === true ? "&onload" : ""}`)
   await page.waitForSelector("#sign-in")
   return page
 }
@@ -222,7 +225,7 @@ describe("Chromium × OAuth × a sign-in that cannot end", () => {
       await popup.close()
       const outcome = await outcomeOf(page)
       assert.isFalse(outcome.ok)
-      if (!outcome.ok) assert.match(outcome.error, /sign-in window was closed before the sign-in ended/)
+      if (!outcome.ok) assert.match(outcome.error, /^McpAuthError: .*the sign-in window was closed before the sign-in ended$/)
       assert.strictEqual(oauth.counts.authorizations, before.authorizations)
     } finally {
       await context.close()
@@ -239,9 +242,30 @@ describe("Chromium × OAuth × a sign-in that cannot end", () => {
       const page = await openPage(context, { onload: true })
       const outcome = await outcomeOf(page)
       assert.isFalse(outcome.ok)
-      if (!outcome.ok) assert.match(outcome.error, /sign-in popup was blocked: open it from a click, or allow popups/)
+      if (!outcome.ok) assert.match(outcome.error, /^McpAuthError: .*the sign-in popup was blocked: open it from a click, or allow popups/)
       assert.lengthOf(context.pages(), 1)
       assert.strictEqual(oauth.counts.authorizations, before.authorizations)
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+})
+
+describe("Chromium × OAuth × CORS", () => {
+  it("Chromium × OAuth × a page on an origin the server does not allow cannot reach it", async () => {
+    const { host, oauth } = running()
+    const { context } = await openContext()
+    try {
+      // The same page host under another name: another origin, not the one the servers allow.
+      const other = host.url.replace("127.0.0.1", "localhost")
+      const before = { ...oauth.counts }
+      const page = await openPage(context, { onload: true, hostUrl: other })
+      const outcome = await outcomeOf(page)
+      // The browser refuses the answer (no CORS header for this origin): the first request fails.
+      assert.isFalse(outcome.ok)
+      if (!outcome.ok) assert.match(outcome.error, /^McpTransportError: .*cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp/)
+      assert.lengthOf(context.pages(), 1)
+      assert.deepStrictEqual(oauth.counts, before)
     } finally {
       await context.close()
     }
