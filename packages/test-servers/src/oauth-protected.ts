@@ -8,6 +8,9 @@
  *
  * The user's part (login, consent) is approved at once: `/interaction/:uid` signs in `demo-user`, and every
  * grant is consented to. Tokens live in the provider's memory; `revokeAll()` ends every one of them.
+ *
+ * Opt-in, for a browser's client: CORS for one page origin (`cors`), and Client ID Metadata Documents as client
+ * ids (`clientMetadataDocuments`).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
@@ -123,8 +126,8 @@ const fetchClientMetadata = async (id: string): Promise<AdapterPayload | undefin
 
 /**
  * oidc-provider's storage in memory (as its development adapter keeps it), one map per model; the `Client`
- * model also answers a URL client id with its Client ID Metadata Document, fetched at each look-up (the
- * provider caches the client it builds).
+ * model also answers a URL client id with its Client ID Metadata Document, fetched at each look-up (a test
+ * server: no cache to keep fresh).
  */
 const memoryAdapter = (model: string): Adapter => {
   const entries = new Map<string, { payload: AdapterPayload; expiresAt: number }>()
