@@ -207,6 +207,24 @@ describe("Chromium × OAuth × popup sign-in (dynamic registration), tokens in l
     assert.deepStrictEqual(holding, [key])
     assert.deepStrictEqual(consoleLines.filter((line) => line.includes(token)), [])
   }, 60_000)
+
+  it("Chromium × OAuth × an access token the server ended is renewed from the stored refresh token", async () => {
+    const { oauth } = running()
+    if (context === undefined || page === undefined) throw new Error("the sign-in test did not run")
+    const key = `${TOKEN_KEY_PREFIX}${oauth.mcpUrl}`
+    const old = storedAccessToken((await localStorageOf(page))[key])
+    await oauth.revokeAccessTokens()
+    const before = { ...oauth.counts, grants: { ...oauth.counts.grants } }
+    const again = await openPage(context, { onload: true })
+    assert.deepStrictEqual(await outcomeOf(again), { ok: true, value: "hello demo-user" })
+    // A refresh at the token endpoint (cross-origin), no sign-in, and the new token replaced the old one.
+    assert.strictEqual(oauth.counts.grants["refresh_token"] ?? 0, (before.grants["refresh_token"] ?? 0) + 1)
+    assert.strictEqual(oauth.counts.authorizations, before.authorizations)
+    const renewed = storedAccessToken((await localStorageOf(again))[key])
+    assert.notStrictEqual(renewed, old)
+    assert.strictEqual(await whoamiWith(renewed), "hello demo-user")
+    assert.deepStrictEqual(consoleLines.filter((line) => line.includes(renewed)), [])
+  }, 60_000)
 })
 
 describe("Chromium × OAuth × a sign-in that cannot end", () => {
