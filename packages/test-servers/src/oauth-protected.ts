@@ -8,6 +8,9 @@
  *
  * The user's part (login, consent) is approved at once: `/interaction/:uid` signs in `demo-user`, and every
  * grant is consented to. Tokens live in the provider's memory; `revokeAll()` ends every one of them.
+ *
+ * Opt-in, for a browser's client: CORS for one page origin (`cors`), and Client ID Metadata Documents as client
+ * ids (`clientMetadataDocuments`).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
@@ -18,7 +21,7 @@ import type { OAuthMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import express from "express"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import Provider, { type AccessToken, type RefreshToken } from "oidc-provider"
+import Provider, { type AccessToken, type Adapter, type AdapterPayload, type RefreshToken } from "oidc-provider"
 
 export interface OAuthProtectedOptions {
   /** Access token lifetime in seconds (default 3600). */
@@ -27,6 +30,18 @@ export interface OAuthProtectedOptions {
   readonly scope?: string
   /** Rotate the refresh token on every refresh (single use: a reused one is refused and ends the grant). */
   readonly rotateRefreshTokens?: boolean
+  /**
+   * Let a page on `origin` (e.g. `http://127.0.0.1:5173`) call the MCP endpoint, its Protected Resource
+   * Metadata, and the authorization server's metadata, registration and token endpoints (off by default:
+   * the other tests' clients are not browsers, and CORS is a browser's rule).
+   */
+  readonly cors?: { readonly origin: string }
+  /**
+   * Accept Client ID Metadata Documents: a `client_id` that is an http(s) URL is fetched, and its document
+   * (whose `client_id` must be that URL) is the client (advertised as `client_id_metadata_document_supported`).
+   * oidc-provider does not fetch them by itself: its storage is then this module's, which does.
+   */
+  readonly clientMetadataDocuments?: boolean
 }
 
 export interface OAuthProtected {
@@ -42,6 +57,8 @@ export interface OAuthProtected {
   }
   /** Hold every token request this long before answering it; one whose client went away is dropped. */
   readonly setTokenDelay: (ms: number) => void
+  /** The client an access token was issued to (undefined for a token the server does not know). */
+  readonly clientOf: (accessToken: string) => Promise<string | undefined>
   /** Revoke every access and refresh token issued so far. */
   readonly revokeAll: () => Promise<void>
   /** Revoke the access tokens only (as if they had expired at the server). */
@@ -71,6 +88,75 @@ const mcpServer = () => {
   return server
 }
 
+/** What a page may send to the MCP endpoint and the authorization server (and every `Mcp-*` header). */
+const ALLOWED_HEADERS = new Set(["authorization", "dpop", "content-type", "accept", "last-event-id"])
+const EXPOSED_HEADERS = "WWW-Authenticate, Mcp-Session-Id, DPoP-Nonce"
+
+/**
+ * CORS for a request from `origin`: the response headers are set, and a preflight is answered here (returns
+ * true: the request is done). A request from any other origin gets no CORS header, so the browser refuses it.
+ */
+const allowOrigin = (origin: string, req: IncomingMessage, res: ServerResponse): boolean => {
+  res.setHeader("Vary", "Origin")
+  if (req.headers.origin !== origin) return false
+  res.setHeader("Access-Control-Allow-Origin", origin)
+  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS)
+  if (req.method !== "OPTIONS") return false
+  const requested = (req.headers["access-control-request-headers"] ?? "").split(",").map((h) => h.trim().toLowerCase())
+  const allowed = requested.filter((h) => ALLOWED_HEADERS.has(h) || h.startsWith("mcp-"))
+  res.writeHead(204, {
+    "Access-Control-Allow-Methods": "GET, POST, DELETE",
+    "Access-Control-Allow-Headers": allowed.join(", "),
+    "Access-Control-Max-Age": "600"
+  })
+  res.end()
+  return true
+}
+
+/** A Client ID Metadata Document's client, or undefined when `id` is no URL or its document does not fit. */
+const fetchClientMetadata = async (id: string): Promise<AdapterPayload | undefined> => {
+  if (!/^https?:\/\//.test(id)) return undefined
+  const response = await fetch(id, { headers: { accept: "application/json" } }).catch(() => undefined)
+  if (response === undefined || !response.ok) return undefined
+  const document: unknown = await response.json().catch(() => undefined)
+  if (typeof document !== "object" || document === null || Reflect.get(document, "client_id") !== id) return undefined
+  // A document names a public client: no secret can be published in it.
+  return { ...(document as AdapterPayload), token_endpoint_auth_method: "none" }
+}
+
+/**
+ * oidc-provider's storage in memory (as its development adapter keeps it), one map per model; the `Client`
+ * model also answers a URL client id with its Client ID Metadata Document, fetched at each look-up (a test
+ * server: no cache to keep fresh).
+ */
+const memoryAdapter = (model: string): Adapter => {
+  const entries = new Map<string, { payload: AdapterPayload; expiresAt: number }>()
+  const live = (id: string): AdapterPayload | undefined => {
+    const entry = entries.get(id)
+    if (entry === undefined) return undefined
+    if (entry.expiresAt > Date.now()) return entry.payload
+    entries.delete(id)
+    return undefined
+  }
+  const findBy = (field: "uid" | "userCode", value: string) =>
+    [...entries.keys()].map(live).find((payload) => payload?.[field] === value)
+  return {
+    upsert: async (id, payload, expiresIn) =>
+      void entries.set(id, { payload, expiresAt: expiresIn === undefined ? Infinity : Date.now() + expiresIn * 1000 }),
+    find: async (id) => live(id) ?? (model === "Client" ? fetchClientMetadata(id) : undefined),
+    findByUid: async (uid) => findBy("uid", uid),
+    findByUserCode: async (userCode) => findBy("userCode", userCode),
+    consume: async (id) => {
+      const payload = live(id)
+      if (payload !== undefined) payload.consumed = Math.floor(Date.now() / 1000)
+    },
+    destroy: async (id) => void entries.delete(id),
+    revokeByGrantId: async (grantId) => {
+      for (const [id, entry] of entries) if (entry.payload.grantId === grantId) entries.delete(id)
+    }
+  }
+}
+
 export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): Promise<OAuthProtected> => {
   const scope = options.scope ?? "mcp:tools"
   const asServer = createServer()
@@ -89,6 +175,9 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
   let provider: Provider
   provider = new Provider(issuer, {
     clients: [],
+    ...(options.clientMetadataDocuments === true
+      ? { adapter: memoryAdapter, discovery: { client_id_metadata_document_supported: true } }
+      : {}),
     scopes: ["openid", "offline_access"],
     features: {
       devInteractions: { enabled: false },
@@ -105,6 +194,8 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
       }
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // The token and revocation endpoints answer a cross-origin page only from the configured origin.
+    clientBasedCORS: (_ctx, origin) => options.cors !== undefined && origin === options.cors.origin,
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     issueRefreshToken: () => true,
     ...(options.rotateRefreshTokens === true ? { rotateRefreshToken: true } : {}),
@@ -123,6 +214,8 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
 
   const callback = provider.callback()
   asServer.on("request", (req, res) => {
+    // oidc-provider gives its registration endpoint no CORS: this wrapper does, for the configured origin.
+    if (options.cors !== undefined && req.url === "/reg" && allowOrigin(options.cors.origin, req, res)) return
     const match = /^\/interaction\/([^/?]+)/.exec(req.url ?? "")
     if (match === null && tokenDelay > 0 && req.method === "POST" && req.url === "/token") {
       return void setTimeout(() => {
@@ -163,6 +256,10 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
 
   const metadata = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json() as OAuthMetadata
   const app = express()
+  if (options.cors !== undefined) {
+    const { origin } = options.cors
+    app.use((req, res, next) => void (allowOrigin(origin, req, res) || next()))
+  }
   app.use(express.json())
   app.use(mcpAuthMetadataRouter({ oauthMetadata: metadata, resourceServerUrl: new URL(mcpUrl), scopesSupported: [scope] }))
   const verifier = {
@@ -204,6 +301,7 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
     issuer,
     counts,
     setTokenDelay: (ms) => void (tokenDelay = ms),
+    clientOf: async (accessToken) => (await provider.AccessToken.find(accessToken))?.clientId,
     revokeAll: async () => {
       for (const token of [...accessTokens, ...refreshTokens]) await token.destroy()
     },

@@ -21,6 +21,7 @@ const contentTypes: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
   ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json",
   ".map": "application/json"
 }
 
