@@ -206,6 +206,11 @@ describe("Chromium × OAuth × popup sign-in (dynamic registration), tokens in l
     const holding = Object.entries(stored).filter(([, value]) => value.includes(token)).map(([name]) => name)
     assert.deepStrictEqual(holding, [key])
     assert.deepStrictEqual(consoleLines.filter((line) => line.includes(token)), [])
+    // Registered from a page: a public client, so no client secret sits in the page's storage.
+    const entries = JSON.parse(stored[key] ?? "[]") as ReadonlyArray<{ readonly client?: Record<string, unknown> }>
+    assert.deepStrictEqual(entries.map((entry) => [entry.client?.["authMethod"], "clientSecret" in (entry.client ?? {})]), [
+      ["none", false]
+    ])
   }, 60_000)
 
   it("Chromium × OAuth × an access token the server ended is renewed from the stored refresh token", async () => {
@@ -281,7 +286,7 @@ describe("Chromium × OAuth × CORS", () => {
       const outcome = await outcomeOf(page)
       // The browser refuses the answer (no CORS header for this origin): the first request fails.
       assert.isFalse(outcome.ok)
-      if (!outcome.ok) assert.match(outcome.error, /^McpTransportError: .*cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp/)
+      if (!outcome.ok) assert.match(outcome.error, /^McpTransportError: .*cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp.*allow this page.s origin through CORS/)
       assert.lengthOf(context.pages(), 1)
       assert.deepStrictEqual(oauth.counts, before)
     } finally {

@@ -69,10 +69,18 @@ const isNativeRedirect = (redirect: URL) =>
   redirect.hostname === "localhost" || redirect.hostname === "[::1]"
 
 /** The registration request's method: what the server supports, a secret-based one first. @internal */
-const registrationMethod = (as: oauth.AuthorizationServer): string => {
+const registrationMethod = (as: oauth.AuthorizationServer, publicClient: boolean): string => {
   const supported = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
+  if (publicClient) return "none"
   return ["client_secret_basic", "client_secret_post", "none"].find((method) => supported.includes(method)) ?? "none"
 }
+
+/**
+ * Whether the client registers as a public one (`token_endpoint_auth_method: none`): in a page (a `document`
+ * here) or with tokens kept in Web Storage, where any script of the origin could read a client secret, so none is
+ * asked for. A server that registers no public client refuses the registration, and says so.
+ */
+const isPublicClient = (options: AuthOptions): boolean => options.tokenStorage !== undefined || "document" in globalThis
 
 /** Dynamic Client Registration (RFC 7591) at `as`. @internal */
 export const register = (as: oauth.AuthorizationServer, options: AuthOptions, redirectUrl: URL) =>
@@ -85,7 +93,15 @@ export const register = (as: oauth.AuthorizationServer, options: AuthOptions, re
       })
     }
     yield* secureUrl(as.registration_endpoint, "the registration endpoint")
-    const requested = registrationMethod(as)
+    const publicClient = isPublicClient(options)
+    if (publicClient && as.token_endpoint_auth_methods_supported?.includes("none") === false) {
+      return yield* new McpAuthError({
+        step: "registration",
+        detail: `the authorization server ${as.issuer} registers no public client (token_endpoint_auth_method none), ` +
+          "and a page cannot keep a client secret: give clientMetadataUrl or a pre-registered client"
+      })
+    }
+    const requested = registrationMethod(as, publicClient)
     const metadata: Partial<oauth.Client> = {
       client_name: options.clientName ?? "mcp-effect",
       redirect_uris: [redirectUrl.href],

@@ -276,6 +276,19 @@ const callerSecrets = (options: HttpOptions, headers: Readonly<Record<string, st
   ...Object.entries(headers).flatMap(([name, value]) => (PLAIN_HEADERS.has(name) ? [] : [value]))
 ]
 
+
+/**
+ * In a page, a server on another origin that does not allow it through CORS looks like a server that cannot be
+ * reached ("Failed to fetch"): say what to look at.
+ */
+const pageHint = (url: URL): string => {
+  const location: unknown = Reflect.get(globalThis, "location")
+  const origin = typeof location === "object" && location !== null ? Reflect.get(location, "origin") : undefined
+  return "document" in globalThis && typeof origin === "string" && origin !== url.origin
+    ? " (from a page: does the server allow this page's origin through CORS?)"
+    : ""
+}
+
 /** @internal */
 export const makeWire = (requester: requester.Requester, url: URL, options: HttpOptions): Wire => {
   const fetchTimeout = options.fetchTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.fetchTimeout)
@@ -288,7 +301,7 @@ export const makeWire = (requester: requester.Requester, url: URL, options: Http
   const unreachable = (outgoing: Outgoing, cause: unknown) =>
     new McpTransportError({
       reason: "Http",
-      detail: sent.redact(`${outgoing.what}: cannot reach ${describeUrl(url)}: ${describeCause(cause)}`),
+      detail: sent.redact(`${outgoing.what}: cannot reach ${describeUrl(url)}: ${describeCause(cause)}${pageHint(url)}`),
       cause
     })
 
