@@ -5,7 +5,8 @@
  * script runs once per runtime × era × API and reports every capability; the tests below read that report,
  * one test per capability, named runtime × era × capability (API).
  */
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { afterAll, beforeAll, describe } from "vitest"
+import { capabilityTests } from "./fixtures/capabilities.js"
 import {
   node22,
   officialHttp,
@@ -15,7 +16,6 @@ import {
   runScript,
   runtimes,
   limit,
-  valueOf
 } from "./fixtures/project.js"
 import type { Era, PackedProject, RunningServer, ScriptRun } from "./fixtures/project.js"
 
@@ -91,43 +91,7 @@ for (const [runtime, command] of Object.entries(commands)) {
         )
         runs.push(run)
 
-        it(`${runtime} × ${era} × era probe (${api})`, async () => {
-          assert.strictEqual(valueOf(await run(), "era"), era)
-        }, 90_000)
-
-        it(`${runtime} × ${era} × list tools (${api})`, async () => {
-          const names = valueOf(await run(), "list")
-          assert.includeMembers(names as Array<string>, ["add", "slow", "confirm"])
-        }, 90_000)
-
-        it(`${runtime} × ${era} × call tool (${api})`, async () => {
-          assert.strictEqual(valueOf(await run(), "call"), "5")
-        }, 90_000)
-
-        it(`${runtime} × ${era} × progress (${api})`, async () => {
-          assert.deepStrictEqual(valueOf(await run(), "progress"), {
-            result: "done",
-            reports: [
-              [1, 3],
-              [2, 3],
-              [3, 3]
-            ]
-          })
-        }, 90_000)
-
-        it(`${runtime} × ${era} × elicitation (${api})`, async () => {
-          assert.strictEqual(valueOf(await run(), "elicitation"), "confirmed: true")
-        }, 90_000)
-
-        it(`${runtime} × ${era} × cancellation (${api})`, async () => {
-          const { after, outcome } = valueOf(await run(), "cancellation") as { outcome: string; after: string }
-          // The Promise API rejects with the signal's reason; the Effect API's `runPromise({ signal })`
-          // interrupts the fiber, which rejects with Effect's interruption error.
-          if (cancelledBy === "reason") assert.strictEqual(outcome, "rejected with the abort reason")
-          else assert.match(outcome, /^rejected: .*interrupt/i)
-          // The session survives the cancel: the next call is answered.
-          assert.strictEqual(after, "2")
-        }, 90_000)
+        capabilityTests({ runtime, era, api, run, cancelledBy, timeout: 90_000 })
       })
     }
   }

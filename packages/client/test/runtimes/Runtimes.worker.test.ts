@@ -10,8 +10,9 @@ import { writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import * as path from "node:path"
 import { createInterface } from "node:readline"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { officialHttp, once, packedProject, repo, valueOf } from "./fixtures/project.js"
+import { afterAll, beforeAll, describe } from "vitest"
+import { capabilityTests } from "./fixtures/capabilities.js"
+import { officialHttp, once, packedProject, repo } from "./fixtures/project.js"
 import type { Era, PackedProject, Report, RunningServer, ScriptRun } from "./fixtures/project.js"
 
 const workers = { "Effect API, fetch": "worker-effect", "Promise connectHttp": "worker-promise" } as const
@@ -139,41 +140,14 @@ for (const api of Object.keys(workers) as Array<WorkerName>) {
     describe(`workerd × ${era} × ${api}`, () => {
       const run = once(() => runWorker(api, era))
 
-      it(`workerd × ${era} × era probe (${api})`, async () => {
-        assert.strictEqual(valueOf(await run(), "era"), era)
-      }, 60_000)
-
-      it(`workerd × ${era} × list tools (${api})`, async () => {
-        assert.includeMembers(valueOf(await run(), "list") as Array<string>, ["add", "slow", "confirm"])
-      }, 60_000)
-
-      it(`workerd × ${era} × call tool (${api})`, async () => {
-        assert.strictEqual(valueOf(await run(), "call"), "5")
-      }, 60_000)
-
-      it(`workerd × ${era} × progress (${api})`, async () => {
-        assert.deepStrictEqual(valueOf(await run(), "progress"), {
-          result: "done",
-          reports: [
-            [1, 3],
-            [2, 3],
-            [3, 3]
-          ]
-        })
-      }, 60_000)
-
-      it(`workerd × ${era} × elicitation (${api})`, async () => {
-        assert.strictEqual(valueOf(await run(), "elicitation"), "confirmed: true")
-      }, 60_000)
-
-      it(`workerd × ${era} × cancellation (${api})`, async () => {
-        const { after, outcome } = valueOf(await run(), "cancellation") as { outcome: string; after: string }
-        // The Promise API rejects with the signal's reason; the Effect API's `runPromise({ signal })`
-        // interrupts the fiber, which rejects with Effect's interruption error.
-        if (api === "Promise connectHttp") assert.strictEqual(outcome, "rejected with the abort reason")
-        else assert.match(outcome, /^rejected: .*interrupt/i)
-        assert.strictEqual(after, "2")
-      }, 60_000)
+      capabilityTests({
+        runtime: "workerd",
+        era,
+        api,
+        run,
+        cancelledBy: api === "Promise connectHttp" ? "reason" : "interruption",
+        timeout: 60_000
+      })
     })
   }
 }
