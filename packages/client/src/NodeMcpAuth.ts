@@ -16,6 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as loopback from "./internal/auth/loopback.js"
 import * as store from "./internal/auth/store.js"
@@ -41,18 +42,17 @@ export const layerFileStore = (path: string): Layer.Layer<McpAuth.TokenStore> =>
  * @since 0.3.0
  * @category layers
  */
-export const layer = (options: McpAuth.AuthOptions): Layer.Layer<McpAuth.McpAuth> =>
-  options.tokenFile === undefined
-    ? McpAuth.layer(options)
-    : Layer.unwrap(
-      Effect.map(
-        Effect.serviceOption(McpAuth.TokenStore),
-        (provided) =>
-          provided._tag === "Some" || options.tokenFile === undefined
-            ? McpAuth.layer(options)
-            : McpAuth.layer(options).pipe(Layer.provide(layerFileStore(options.tokenFile)))
-      )
-    )
+export const layer = (options: McpAuth.AuthOptions): Layer.Layer<McpAuth.McpAuth> => {
+  const tokenFile = options.tokenFile
+  if (tokenFile === undefined) return McpAuth.layer(options)
+  // A `TokenStore` in context wins, as for `McpAuth.layer`; else the file is the store.
+  return Layer.unwrap(
+    Effect.map(Effect.serviceOption(McpAuth.TokenStore), (provided) =>
+      Option.isSome(provided)
+        ? McpAuth.layer(options)
+        : McpAuth.layer(options).pipe(Layer.provide(layerFileStore(tokenFile))))
+  )
+}
 
 /**
  * Remove the stored sign-ins of one MCP server (its URL as the client was given it), or of every server, from

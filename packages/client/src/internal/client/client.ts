@@ -31,6 +31,7 @@ import * as TaskWatch from "./taskWatch.js"
 import * as Tools from "./tools.js"
 import { invalidCall, notSent } from "./arguments.js"
 import * as typedCall from "./typedCall.js"
+import { onFirstUse } from "../firstUse.js"
 
 /** Methods a modern server may answer with `input_required`. */
 const INPUT_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"])
@@ -111,15 +112,7 @@ const loadSkills = () => (skillsModule ??= import("./skills.js"))
 
 /** The skills methods, made when first called. */
 const lazySkills = (...args: Parameters<typeof Skills.make>): Skills.SkillMethods => {
-  let made: Skills.SkillMethods | undefined
-  const methods = Effect.suspend(() =>
-    made !== undefined
-      ? Effect.succeed(made)
-      : Effect.promise(loadSkills).pipe(
-        Effect.flatMap((module) => module.make(...args)),
-        Effect.tap((skills) => Effect.sync(() => void (made ??= skills)))
-      )
-  )
+  const methods = onFirstUse(Effect.flatMap(Effect.promise(loadSkills), (module) => module.make(...args)))
   return {
     listSkills: (options) => Effect.flatMap(methods, (m) => m.listSkills(options)),
     getSkill: (uri, options) => Effect.flatMap(methods, (m) => m.getSkill(uri, options)),

@@ -32,6 +32,7 @@ import type { Pagination } from "./pagination.js"
 import type { Progress } from "./progress.js"
 import type { Plan, PlanFor, Requests } from "./request.js"
 import { invalidCall } from "./arguments.js"
+import { onFirstUse } from "../firstUse.js"
 
 /** @internal */
 export interface Tools {
@@ -88,12 +89,7 @@ const lazyGuard = (
   options: NonNullable<ClientContext["options"]["pinning"]>,
   report: ClientContext["report"]
 ): PinGuard.Guard => {
-  let made: PinGuard.Guard | undefined
-  const guard = Effect.suspend(() =>
-    made !== undefined
-      ? Effect.succeed(made)
-      : Effect.map(Effect.promise(loadGuard), (module) => (made ??= module.make(options, report)))
-  )
+  const guard = onFirstUse(Effect.map(Effect.promise(loadGuard), (module) => module.make(options, report)))
   return {
     check: (scope, tools) => Effect.flatMap(guard, (g) => g.check(scope, tools)),
     admit: (name) => Effect.flatMap(guard, (g) => g.admit(name))
