@@ -11,8 +11,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
+import { launch } from "./fixtures/httpServer.js"
 import { textOf } from "./fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
@@ -22,37 +22,7 @@ type Transport = "stdio" | "http"
 
 /** Start the HTTP server (`--http --port 0`) and read its `listening <url>`; stopped when the scope closes. */
 const launchHttp = (era: ServerEra): Effect.Effect<string, Error, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly url: string; readonly stop: () => Promise<void> }, Error>((resume) => {
-      const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", era], {
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      const stop = () =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve()
-          child.once("exit", () => resolve())
-          child.kill("SIGTERM")
-          setTimeout(() => child.kill("SIGKILL"), 2000).unref()
-        })
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString()).slice(-4000)
-      })
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString()
-        const match = /listening (http:\/\/\S+)/.exec(stdout)
-        if (match?.[1] !== undefined) resume(Effect.succeed({ url: match[1], stop }))
-      })
-      child.once("exit", (code) => resume(Effect.fail(new Error(`the server exited with ${code}: ${stderr}`))))
-    }).pipe(
-      Effect.timeoutOrElse({
-        duration: "20 seconds",
-        orElse: () => Effect.fail(new Error("the HTTP server did not start"))
-      })
-    ),
-    ({ stop }) => Effect.promise(stop)
-  ).pipe(Effect.map(({ url }) => url))
+  launch(process.execPath, [script, "--http", "--port", "0", "--era", era])
 
 /** Our client (`NodeMcpClient`) on the server, over `transport`, for `program`. */
 const against = <A, E>(

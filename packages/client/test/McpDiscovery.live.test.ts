@@ -16,8 +16,8 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
+import { launch } from "./fixtures/httpServer.js"
 
 const resolve = createRequire(import.meta.url).resolve
 
@@ -38,32 +38,8 @@ const servers = [
 ] as const
 
 /** The server over Streamable HTTP on a free loopback port (`--era both`); its `/mcp` URL. */
-const launchServer = (script: string): Effect.Effect<string, Error, Scope.Scope> => Effect.acquireRelease(
-  Effect.callback<{ readonly url: string; readonly stop: () => Promise<void> }, Error>((resume) => {
-    const child = spawn(process.execPath, [script, "--http", "--port", "0", "--era", "both"], {
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    const stop = () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once("exit", () => resolve())
-        child.kill("SIGTERM")
-        setTimeout(() => child.kill("SIGKILL"), 2000).unref()
-      })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000)
-    })
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-      const match = /listening (http:\/\/\S+)/.exec(stdout)
-      if (match?.[1] !== undefined) resume(Effect.succeed({ url: match[1], stop }))
-    })
-    child.once("exit", (code) => resume(Effect.fail(new Error(`the server exited with ${code}: ${stderr}`))))
-  }),
-  ({ stop }) => Effect.promise(stop)
-).pipe(Effect.map(({ url }) => url))
+const launchServer = (script: string): Effect.Effect<string, Error, Scope.Scope> =>
+  launch(process.execPath, [script, "--http", "--port", "0", "--era", "both"])
 
 /** Serve `card` at `<host>/mcp/server-card`, fetch it back, connect where it says and compare. */
 const checkCard = (script: string, describeServer: (serverUrl: string) => McpDiscovery.ServerCard) =>
