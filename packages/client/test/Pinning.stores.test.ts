@@ -79,7 +79,9 @@ describe("file store (Node)", () => {
         pinning: { store: NodeMcpPinning.fileStore(file) }
       }))
       assert.deepStrictEqual(second, first)
-      const statuses = yield* McpPinning.list(NodeMcpPinning.fileStore(file), "official-demo")
+      // Scoped by the command line (the server's own name never picks the scope).
+      assert.deepStrictEqual(yield* McpPinning.list(NodeMcpPinning.fileStore(file), "official-demo"), [])
+      const statuses = yield* McpPinning.list(NodeMcpPinning.fileStore(file), [process.execPath, official, "--era", "both"].join(" "))
       assert.deepStrictEqual(statuses.map((s) => s.name).sort(), [...first.names].sort())
       assert.isTrue(statuses.every((s) => s.status === "pinned"))
     }))
@@ -122,7 +124,7 @@ describe("file store (Node)", () => {
       assert.notInclude(text, "Searches the docs.")
     }))
 
-  it.live("a file that is not a pin file is neither used nor replaced: tools usable, the outage reported", () =>
+  it.live("a file that is not a pin file is neither used nor replaced: tools held back (usable when allowed), the outage reported", () =>
     Effect.gen(function*() {
       const file = yield* tempFile()
       yield* Effect.promise(async () => {
@@ -131,7 +133,12 @@ describe("file store (Node)", () => {
       })
       const { server } = scripted()
       const result = yield* Effect.provide(listing(), server.layer({ pinning: { store: NodeMcpPinning.fileStore(file) } }))
-      assert.deepStrictEqual(result, { names: ["search", "fetch"], tags: ["PinStoreUnavailable"] })
+      assert.deepStrictEqual(result, { names: [], tags: ["PinStoreUnavailable"] })
+      const allowed = yield* Effect.provide(
+        listing(),
+        server.layer({ pinning: { store: NodeMcpPinning.fileStore(file), onStoreUnavailable: "allow" } })
+      )
+      assert.deepStrictEqual(allowed, { names: ["search", "fetch"], tags: ["PinStoreUnavailable"] })
       assert.strictEqual(yield* Effect.promise(() => fs.readFile(file, "utf8")), "{ not json")
       const error = yield* Effect.flip(McpPinning.list(NodeMcpPinning.fileStore(file), "docs"))
       assert.strictEqual(error._tag, "McpPinStoreError")
