@@ -389,7 +389,7 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(out.quarantined, [])
       // read_file: its change was seen before the outage, still quarantined; write_file: unknown, so unchecked:
       // held back by default (a pinned client does not call what it cannot check), usable when allowed.
-      assert.deepStrictEqual(out.duringOutage, unchecked)
+      assert.deepStrictEqual(out.duringOutage, [...unchecked])
       if (onStoreUnavailable === "quarantine") {
         const refused = Option.getOrUndefined(out.called)
         assert.strictEqual(refused?._tag, "McpToolQuarantinedError")
