@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "../errors.js"
 import { entryOf } from "../session/connection.js"
-import { pinning, pinsFile, scopeOf } from "../session/pins.js"
+import { approveCommand, pinning, pinsFile, scopeOf } from "../session/pins.js"
 import { shared } from "../session/options.js"
 import { print, printJson, table } from "../terminal/print.js"
 import { wide } from "./flags.js"
@@ -95,15 +95,28 @@ export const pins = Command.make(
   { ...flags, wide },
   (options) =>
     Effect.gen(function*() {
-      const { scope, store } = yield* storeAndScope(options)
+      const { file, scope, store } = yield* storeAndScope(options)
       const statuses = yield* McpPinning.list(store, scope)
       if (options.json) return yield* printJson({ scope, tools: statuses })
       if (statuses.length === 0) return yield* print(`no pins in scope ${scope}`)
       yield* print(table(
         ["NAME", "STATUS", "PINNED", "CHANGES"],
-        statuses.map((status) => [status.name, status.status, when(status.pinnedAt), (status.changes ?? []).join("; ")]),
+        statuses.map((status) => [
+          status.name,
+          status.status,
+          status.pinnedAt === 0 ? "-" : when(status.pinnedAt),
+          (status.changes ?? []).join("; ")
+        ]),
         { wide: options.wide }
       ))
+      // The pins keep digests, not the server's text: what it offers now is read from the server itself.
+      const pending = statuses.filter((status) => status.status === "quarantined").map((status) => status.name)
+      if (pending.length > 0) {
+        yield* print(
+          `\nto read what the server offers now: mcp-effect tools --wide --schema (the same server, without --pins)` +
+            `\nto approve it: ${approveCommand(file, scope, pending)}`
+        )
+      }
     })
 ).pipe(
   Command.withDescription("the pinned tools of a server (--pins FILE), what changed in quarantined ones; approve NAME"),
