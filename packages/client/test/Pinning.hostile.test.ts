@@ -299,6 +299,13 @@ describe("damaged records", () => {
       )
       const status = (yield* McpPinning.list(store, "files")).find((s) => s.name === "read_file")
       assert.strictEqual(status?.status, "quarantined")
+      assert.deepStrictEqual(status?.changes, ["its stored pin was damaged: approve to pin the definition offered now"])
+      // Another client, before the approval: still held back, still said to be damaged.
+      const again = yield* Effect.flip(
+        Effect.provide(McpClient.callTool("read_file", { path: "a" }), server.layer({ pinning: { store } }))
+      )
+      assert.include(again.message, "its stored pin is damaged")
+      assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       yield* McpPinning.approve(store, "files", "read_file")
       const after = yield* Effect.provide(McpClient.listTools(), server.layer({ pinning: { store } }))
       assert.deepStrictEqual(names(after), ["read_file", "list_dir"])

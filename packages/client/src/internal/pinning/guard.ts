@@ -28,7 +28,15 @@ import { McpToolQuarantinedError } from "../../McpError.js"
 import type { Tool } from "../../McpSchema.js"
 import { describeChange } from "./diff.js"
 import { cut, type Fingerprint, fingerprint, Unpinnable } from "./fingerprint.js"
-import { type DamagedRecord, isDamaged, type McpPinStoreError, type PinningOptions, type PinRecord } from "./model.js"
+import {
+  type DamagedRecord,
+  type Decision,
+  isDamaged,
+  type McpPinStoreError,
+  type PinningOptions,
+  type PinRecord,
+  type ToolChange
+} from "./model.js"
 import { askHook, reporter } from "./report.js"
 import { DAMAGED_HASH, MAX_SCOPE_CHARS, memory } from "./stores.js"
 
@@ -108,6 +116,90 @@ const indexed = (stored: ReadonlyArray<PinRecord | DamagedRecord>) => {
   return { records, orphan }
 }
 
+/** What checking one tool needs of the guard. */
+interface Ctx {
+  readonly hold: (scope: string, name: string, changes: ReadonlyArray<string>) => void
+  readonly release: (name: string) => void
+  readonly refuse: (scope: string, name: string, reason: string) => Effect.Effect<void>
+  readonly reportOnce: (key: string, diagnostic: McpDiagnostic, warning?: string) => Effect.Effect<void>
+  readonly decide: (change: ToolChange) => Effect.Effect<Decision>
+  readonly failClosed: boolean
+}
+
+/** One listed tool against its record: whether it may be used, and the record to write, if any. */
+const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stored: PinRecord | DamagedRecord, now: number) =>
+  Effect.gen(function*() {
+    const name = tool.name
+    const record: PinRecord = isDamaged(stored) ? { name, pinned: DAMAGED, pinnedAt: 0 } : stored
+    if (record.pinned.hash === print.hash) {
+      ctx.release(name)
+      // The server went back to the approved definition: the pending one is forgotten.
+      return { usable: true, write: record.pending === undefined ? undefined : pin(name, record.pinned, record.pinnedAt) }
+    }
+    // A damaged record (or the record that replaced one, pending approval) is told as such: what it pinned is
+    // unknown, so no difference can be drawn.
+    const changes = isDamaged(stored) || record.pinned.hash === DAMAGED_HASH
+      ? [cut(`its stored pin is damaged (${isDamaged(stored) ? stored.reason : "replaced, pending approval"}): approve to pin the definition offered now`, 300)]
+      : describeChange(record.pinned, print)
+    const decision = yield* ctx.decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
+    yield* ctx.reportOnce(
+      `changed:${name}\u0000${print.hash}`,
+      McpDiagnostic.ToolChanged({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME), changes, decision }),
+      decision === "quarantine"
+        ? `mcp pinning: tool ${cut(name, MAX_NAME)} (${cut(scope, MAX_NAME)}) quarantined: ${changes.join("; ")}`
+        : undefined
+    )
+    if (decision === "approve") {
+      ctx.release(name)
+      return { usable: true, write: pin(name, print, now) }
+    }
+    ctx.hold(scope, name, changes)
+    const write: PinRecord | undefined = !isDamaged(stored) && record.pending?.fingerprint.hash === print.hash
+      ? undefined
+      : { ...record, pending: { fingerprint: print, seenAt: now } }
+    return { usable: false, write }
+  })
+
+/** A tool without a record: pinned at first sight, unless the store cannot vouch that it has none. */
+const checkNew = (ctx: Ctx, scope: string, name: string, print: Fingerprint, known: Known, firstSight: boolean, now: number) =>
+  Effect.gen(function*() {
+    if (known.orphan !== undefined) {
+      yield* ctx.refuse(scope, name, `a stored pin of this scope is damaged and names no tool (${known.orphan.reason})`)
+      return { usable: false, write: undefined }
+    }
+    if (!known.read) {
+      // Unread store: the tool may be pinned there with another definition; no pin is written blind.
+      if (!ctx.failClosed) {
+        ctx.release(name)
+        return { usable: true, write: undefined }
+      }
+      yield* ctx.refuse(scope, name, `the pin store could not be read (${cut(known.error?.detail ?? "", 200)})`)
+      return { usable: false, write: undefined }
+    }
+    ctx.release(name)
+    if (!firstSight) {
+      yield* ctx.reportOnce(`added:${name}`, McpDiagnostic.ToolAdded({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
+    }
+    return { usable: true, write: pin(name, print, now) }
+  })
+
+/** The pinned tools a listing no longer has, reported once each (a tool back in a listing may be told again). */
+const reportRemoved = (
+  facts: ReturnType<typeof reporter>,
+  scope: string,
+  records: Known["records"],
+  tools: ReadonlyArray<Tool>
+) =>
+  Effect.gen(function*() {
+    const listed = new Set(tools.map((tool) => tool.name))
+    for (const name of records.keys()) {
+      if (listed.has(name)) facts.forget(`removed:${name}`)
+      else {
+        yield* facts.once(`removed:${name}`, McpDiagnostic.ToolRemoved({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
+      }
+    }
+  })
+
 /** @internal */
 export const make = (
   options: PinningOptions,
@@ -165,61 +257,14 @@ export const make = (
       )
     )
 
-  /** One listed tool against its record: whether it may be used, and the record to write, if any. */
-  const checkTool = (scope: string, tool: Tool, print: Fingerprint, stored: PinRecord | DamagedRecord, now: number) =>
-    Effect.gen(function*() {
-      const name = tool.name
-      const record: PinRecord = isDamaged(stored) ? { name, pinned: DAMAGED, pinnedAt: 0 } : stored
-      if (record.pinned.hash === print.hash) {
-        quarantined.delete(name)
-        // The server went back to the approved definition: the pending one is forgotten.
-        return { usable: true, write: record.pending === undefined ? undefined : pin(name, record.pinned, record.pinnedAt) }
-      }
-      // A damaged record is told as such: what it pinned is unknown, so no difference can be drawn.
-      const changes = isDamaged(stored)
-        ? [cut(`its stored pin is damaged (${stored.reason}): approve to pin the definition offered now`, 300)]
-        : describeChange(record.pinned, print)
-      const decision = yield* decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
-      yield* reportOnce(
-        `changed:${name}\u0000${print.hash}`,
-        McpDiagnostic.ToolChanged({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME), changes, decision }),
-        decision === "quarantine"
-          ? `mcp pinning: tool ${cut(name, MAX_NAME)} (${cut(scope, MAX_NAME)}) quarantined: ${changes.join("; ")}`
-          : undefined
-      )
-      if (decision === "approve") {
-        quarantined.delete(name)
-        return { usable: true, write: pin(name, print, now) }
-      }
-      hold(scope, name, changes)
-      const write: PinRecord | undefined = !isDamaged(stored) && record.pending?.fingerprint.hash === print.hash
-        ? undefined
-        : { ...record, pending: { fingerprint: print, seenAt: now } }
-      return { usable: false, write }
-    })
-
-  /** A tool without a record: pinned at first sight, unless the store cannot vouch that it has none. */
-  const checkNew = (scope: string, name: string, print: Fingerprint, known: Known, firstSight: boolean, now: number) =>
-    Effect.gen(function*() {
-      if (known.orphan !== undefined) {
-        yield* refuse(scope, name, `a stored pin of this scope is damaged and names no tool (${known.orphan.reason})`)
-        return { usable: false, write: undefined }
-      }
-      if (!known.read) {
-        // Unread store: the tool may be pinned there with another definition; no pin is written blind.
-        if (!failClosed) {
-          quarantined.delete(name)
-          return { usable: true, write: undefined }
-        }
-        yield* refuse(scope, name, `the pin store could not be read (${cut(known.error?.detail ?? "", 200)})`)
-        return { usable: false, write: undefined }
-      }
-      quarantined.delete(name)
-      if (!firstSight) {
-        yield* reportOnce(`added:${name}`, McpDiagnostic.ToolAdded({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
-      }
-      return { usable: true, write: pin(name, print, now) }
-    })
+  const ctx: Ctx = {
+    hold,
+    release: (name) => void quarantined.delete(name),
+    refuse,
+    reportOnce,
+    decide,
+    failClosed
+  }
 
   const checkAll = (scope: string, tools: ReadonlyArray<Tool>, prints: ReadonlyArray<Fingerprint | Unpinnable>) =>
     Effect.gen(function*() {
@@ -239,29 +284,18 @@ export const make = (
         }
         const record = records.get(name)
         const checked = record === undefined
-          ? yield* checkNew(scope, name, print, known, firstSight, now)
-          : yield* checkTool(scope, copies.tool, print, record, now)
+          ? yield* checkNew(ctx, scope, name, print, known, firstSight, now)
+          : yield* checkTool(ctx, scope, copies.tool, print, record, now)
         if (checked.usable) usable.add(name)
         if (checked.write !== undefined) {
           records.set(name, checked.write)
           writes.push(checked.write)
         }
       }
-      yield* reportRemoved(scope, records, tools)
+      yield* reportRemoved(facts, scope, records, tools)
       lastKnown.set(scope, records)
       if (writes.length > 0) yield* save(scope, records, writes)
       return tools.filter((tool) => usable.has(tool.name))
-    })
-
-  const reportRemoved = (scope: string, records: Known["records"], tools: ReadonlyArray<Tool>) =>
-    Effect.gen(function*() {
-      const listed = new Set(tools.map((tool) => tool.name))
-      for (const name of records.keys()) {
-        if (listed.has(name)) facts.forget(`removed:${name}`)
-        else {
-          yield* reportOnce(`removed:${name}`, McpDiagnostic.ToolRemoved({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME) }))
-        }
-      }
     })
 
   /** The writes, unless the scope would outgrow what any store reads back (then reported, nothing written). */
