@@ -60,6 +60,7 @@ describe("mcp-effect pinning", () => {
       assert.strictEqual(refused.code, 3)
       assert.include(refused.stderr, "tool read")
       assert.include(refused.stderr, "is quarantined")
+      assert.include(refused.stderr, suggested)
       assert.notInclude(refused.stderr + refused.stdout, "evil.example")
       assert.strictEqual(refused.stdout, "")
       const stillWorks = yield* run(["call", "stable", "--pins", pins, ...target])
