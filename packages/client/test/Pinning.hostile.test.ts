@@ -325,6 +325,28 @@ describe("damaged records", () => {
     }))
 })
 
+describe("a pin file nested 100,000 deep", () => {
+  it.effect("read: the item is damaged, listed as such; written back: refused with a tagged error, the file unchanged", () =>
+    Effect.gen(function*() {
+      const dir = yield* folder
+      const file = path.join(dir, "pins.json")
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+      const text = `{"version":1,"scopes":{"other":[{"name":"x","pinned":${deep}}]}}`
+      fs.writeFileSync(file, text, { mode: 0o600 })
+      const store = NodeMcpPinning.fileStore(file)
+      assert.deepStrictEqual((yield* McpPinning.list(store, "other")).map((s) => [s.name, s.status]), [["x", "damaged"]])
+      const { server } = settable([READ])
+      const { out, seen } = yield* observed((client) => client.listTools()).pipe(
+        Effect.provide(server.layer({ pinning: { store } }))
+      )
+      // The store was read (nothing pinned in this scope): first sight, usable; the pin could not be written.
+      assert.deepStrictEqual(names(out), ["read_file"])
+      const outage = seen.find((d) => d._tag === "PinStoreUnavailable")
+      assert.include(outage?._tag === "PinStoreUnavailable" ? outage.reason : "", "nested too deep")
+      assert.strictEqual(fs.readFileSync(file, "utf8"), text)
+    }))
+})
+
 /** A tool whose fingerprint is as large as its bounds allow (128 properties per schema, names of escapes). */
 const fatTool = (index: number): ToolState & { readonly outputSchema: JsonObject; readonly annotations: JsonObject } => {
   const escapes = (n: number) => "\u0001".repeat(n)

@@ -19,7 +19,7 @@ import { isRecord } from "../../McpSchema.js"
 import { withFileLock } from "../auth/fileLock.js"
 import { getOwn, setOwn } from "../llm/own.js"
 import { McpPinStoreError, type PinRecord, type PinStore } from "./model.js"
-import { merged, parseScope, scopeText, toJson } from "./stores.js"
+import { merged, scopeRecords, scopeText, stringified, toJson } from "./stores.js"
 
 /** The largest pin file read: 16 MiB (a pin takes a few hundred bytes; a large schema's summary a few KiB). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -64,11 +64,10 @@ const readContent = (filePath: string, operation: "read" | "write"): Effect.Effe
     })
   )
 
+/** The records of `scope` in the file's content (read once, as parsed: never serialised again to be read). */
 const scopeOf = (filePath: string, content: Content, scope: string, operation: "read" | "write") => {
   const value = getOwn(content, scope)
-  return parseScope(filePath, value === undefined ? undefined : JSON.stringify(value)).pipe(
-    Effect.mapError((error) => new McpPinStoreError({ store: error.store, operation, detail: error.detail }))
-  )
+  return value === undefined ? Effect.succeed([]) : scopeRecords(filePath, value, operation)
 }
 
 /**
@@ -76,8 +75,7 @@ const scopeOf = (filePath: string, content: Content, scope: string, operation: "
  * past the bound the file is read with is refused before anything is written: the file stays as it was.
  */
 const replace = (filePath: string, content: Content) =>
-  Effect.suspend(() => {
-    const text = JSON.stringify({ version: 1, scopes: content }, null, 2)
+  Effect.flatMap(stringified(filePath, { version: 1, scopes: content }, 2), (text) => {
     if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
       return Effect.fail(
         new McpPinStoreError({

@@ -57,18 +57,18 @@ export const scopeText = (
 ): Effect.Effect<string, McpPinStoreError> =>
   Effect.suspend(() => {
     const refuse = (detail: string) => Effect.fail(new McpPinStoreError({ store: label, operation: "write", detail }))
-    const parts: Array<string> = []
-    let total = 2
-    for (const record of records) {
-      const text = JSON.stringify(toJson(record)) ?? "null"
-      if (text.length > MAX_RECORD_CHARS) {
-        return refuse(`the pin of ${JSON.stringify(cut(record.name ?? "?", 100))} is larger than ${MAX_RECORD_CHARS} characters`)
+    return Effect.flatMap(Effect.forEach(records, (record) => stringified(label, toJson(record))), (texts) => {
+      let total = 2
+      for (const [index, text] of texts.entries()) {
+        if (text.length > MAX_RECORD_CHARS) {
+          const name = records[index]?.name ?? "?"
+          return refuse(`the pin of ${JSON.stringify(cut(name, 100))} is larger than ${MAX_RECORD_CHARS} characters`)
+        }
+        total += text.length + 1
+        if (total > MAX_SCOPE_CHARS) return refuse(`a scope's pins would be larger than ${MAX_SCOPE_CHARS} characters`)
       }
-      total += text.length + 1
-      if (total > MAX_SCOPE_CHARS) return refuse(`a scope's pins would be larger than ${MAX_SCOPE_CHARS} characters`)
-      parts.push(text)
-    }
-    return Effect.succeed(`[${parts.join(",")}]`)
+      return Effect.succeed(`[${texts.join(",")}]`)
+    })
   })
 
 /**
@@ -87,8 +87,32 @@ export const parseScope = (label: string, text: string | undefined): Effect.Effe
     } catch {
       return refuse("the stored pins are not JSON")
     }
-    if (!Array.isArray(parsed)) return refuse("the stored pins are not a JSON array")
-    return Effect.succeed(parsed.map((item) => decodeStored(item)))
+    return scopeRecords(label, parsed, "read")
+  })
+
+/** A scope's parsed value as records: a JSON array, each item a record or a `DamagedRecord`. */
+export const scopeRecords = (
+  label: string,
+  value: unknown,
+  operation: "read" | "write"
+): Effect.Effect<ReadonlyArray<StoredRecord>, McpPinStoreError> =>
+  Array.isArray(value)
+    ? Effect.succeed(value.map((item) => decodeStored(item)))
+    : Effect.fail(new McpPinStoreError({ store: label, operation, detail: "the stored pins are not a JSON array" }))
+
+/**
+ * `JSON.stringify`, or why not: a stored item read back as it was (a damaged one) may nest deeper than the
+ * stack allows; writing it is refused, never a defect.
+ */
+export const stringified = (label: string, value: unknown, indent?: number): Effect.Effect<string, McpPinStoreError> =>
+  Effect.try({
+    try: () => JSON.stringify(value, null, indent) ?? "null",
+    catch: () =>
+      new McpPinStoreError({
+        store: label,
+        operation: "write",
+        detail: "a stored item cannot be written back (nested too deep): repair or remove it"
+      })
   })
 
 /** @internal */
