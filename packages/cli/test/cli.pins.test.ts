@@ -95,6 +95,30 @@ describe("mcp-effect pinning", () => {
       assert.notInclude(called.stderr, "quarantined")
     }))
 
+  it.live("a damaged record: listed as damaged, the tool held back until its new definition is approved", () =>
+    Effect.gen(function*() {
+      const dir = yield* folder
+      const description = path.join(dir, "description.txt")
+      const pins = path.join(dir, "pins.json")
+      fs.writeFileSync(description, "Reads a file")
+      const commandLine = [process.execPath, server, description].join(" ")
+      const target = ["--stdio", commandLine]
+      fs.writeFileSync(pins, JSON.stringify({ version: 1, scopes: { [commandLine]: [{ name: "read", pinned: "?" }] } }))
+      const listed = yield* run(["pins", "--pins", pins, ...target])
+      assert.match(listed.stdout, /^read\s+damaged\s+-\s+it does not decode as a pin record/m)
+      const early = yield* run(["pins", "approve", "read", "--pins", pins, ...target])
+      assert.match(early.stdout, /^read: its stored pin is damaged/m)
+      const held = yield* run(["call", "read", "path=/etc/hosts", "--pins", pins, ...target])
+      assert.strictEqual(held.code, 3)
+      assert.include(held.stderr, "its stored pin is damaged")
+      assert.include(held.stderr, `mcp-effect pins approve read --pins ${pins} --scope '${commandLine}'`)
+      const approved = yield* run(["pins", "approve", "read", "--pins", pins, ...target])
+      assert.match(approved.stdout, /^approved read: its stored pin was damaged/m)
+      const called = yield* run(["call", "read", "path=/etc/hosts", "--pins", pins, ...target])
+      assert.strictEqual(called.code, 0, called.stderr)
+      assert.strictEqual(called.stdout, "read /etc/hosts\n")
+    }))
+
   it.live("the scope of a URL is its origin and path: no credentials or query reach the pins file", () =>
     Effect.gen(function*() {
       const dir = yield* folder

@@ -68,7 +68,13 @@ const approve = Command.make(
       }
       const approved: Array<{ readonly name: string; readonly changes: ReadonlyArray<string> }> = []
       const unchanged: Array<string> = []
+      const damaged: Array<string> = []
       for (const status of before.filter((s) => options.names.includes(s.name))) {
+        // A damaged record has no definition to approve until a listing records the one the server offers.
+        if (status.status === "damaged") {
+          damaged.push(status.name)
+          continue
+        }
         if (status.status !== "quarantined") {
           unchanged.push(status.name)
           continue
@@ -77,9 +83,12 @@ const approve = Command.make(
         yield* McpPinning.approve(store, scope, status.name)
         approved.push({ name: status.name, changes: status.changes ?? [] })
       }
-      if (options.json) return yield* printJson({ scope, approved, unchanged })
+      if (options.json) return yield* printJson({ scope, approved, unchanged, damaged })
       for (const { name, changes } of approved) yield* print(`approved ${name}: ${changes.join("; ")}`)
       for (const name of unchanged) yield* print(`${name}: nothing pending (pinned as it is)`)
+      for (const name of damaged) {
+        yield* print(`${name}: its stored pin is damaged; list the server's tools with --pins (it records what the server offers now), then approve`)
+      }
     })
 ).pipe(
   Command.withDescription("approve quarantined tools: their new definitions become their pins (what changed is shown)"),
