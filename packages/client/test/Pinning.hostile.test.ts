@@ -311,6 +311,25 @@ describe("damaged records", () => {
       assert.deepStrictEqual(names(after), ["read_file", "list_dir"])
     }))
 
+  it.effect("a tool with a valid record and a damaged one: held back (the damaged one counts); approving leaves one record", () =>
+    Effect.gen(function*() {
+      const dir = yield* folder
+      const file = path.join(dir, "pins.json")
+      const store = NodeMcpPinning.fileStore(file)
+      const { server } = settable([READ])
+      yield* Effect.provide(McpClient.listTools(), server.layer({ pinning: { store } }))
+      const content = JSON.parse(fs.readFileSync(file, "utf8")) as { scopes: { files: Array<unknown> } }
+      content.scopes.files.push({ name: "read_file", pinned: null })
+      fs.writeFileSync(file, JSON.stringify(content))
+      const held = yield* Effect.provide(McpClient.listTools(), server.layer({ pinning: { store } }))
+      assert.deepStrictEqual(names(held), [])
+      yield* McpPinning.approve(store, "files", "read_file")
+      const after = yield* Effect.provide(McpClient.listTools(), server.layer({ pinning: { store } }))
+      assert.deepStrictEqual(names(after), ["read_file"])
+      const stored = JSON.parse(fs.readFileSync(file, "utf8")) as { scopes: { files: ReadonlyArray<{ name: string }> } }
+      assert.deepStrictEqual(stored.scopes.files.map((item) => item.name), ["read_file"])
+    }))
+
   it.effect("a damaged item that names no tool: tools without a pin are held back; the item is kept, listed as damaged", () =>
     Effect.gen(function*() {
       const dir = yield* folder

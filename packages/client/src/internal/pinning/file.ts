@@ -1,9 +1,9 @@
 /**
  * The pin file (Node): one JSON file (`{ "version": 1, "scopes": { "<scope>": [records] } }`) created `0600`,
- * read bounded (a regular file of at most 16 MiB, opened without blocking; a scope of at most 8 MiB, a record
- * of at most 1 MiB), never written past those bounds (the write is refused, the file left as it is), written
- * whole under a lock shared
- * with other processes (a temporary file of a random name, created exclusively, renamed over the old one).
+ * read bounded (a regular file of at most 16 MiB, opened without blocking), never written past what it reads
+ * (a record of 1 MiB, a scope of 8 MiB, the file of 16 MiB: the write is refused, the file left as it is),
+ * written whole under a lock shared with other processes (a temporary file of a random name, created
+ * exclusively, renamed over the old one).
  *
  * A file that is there but cannot be used (not JSON, not of this shape, too large, not a regular file) fails
  * both reads and writes: it is never replaced, since read as empty every changed tool would be pinned again.

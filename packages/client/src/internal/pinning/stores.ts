@@ -33,21 +33,25 @@ export const MAX_SCOPE_CHARS = 8 * 1024 * 1024
 export const toJson = (record: StoredRecord): unknown => isDamaged(record) ? record.raw : record
 
 /**
- * `records` with `writes` in place of the records of the same names (appended when new); a damaged item of a
- * written name is replaced, any other damaged item kept as it was.
+ * `records` with `writes` in place of the records of the same names (appended when new): every item of a
+ * written name, damaged or not, is replaced by the one record written; any other damaged item is kept as it was.
  */
 export const merged = (
   records: ReadonlyArray<StoredRecord>,
   writes: ReadonlyArray<PinRecord>
 ): ReadonlyArray<StoredRecord> => {
   const written = new Map(writes.map((record) => [record.name, record] as const))
+  const placed = new Set<string>()
   const out: Array<StoredRecord> = []
   for (const record of records) {
     const replacement = record.name === undefined ? undefined : written.get(record.name)
     if (replacement === undefined) out.push(record)
-    else if (written.delete(replacement.name)) out.push(replacement)
+    else if (!placed.has(replacement.name)) {
+      placed.add(replacement.name)
+      out.push(replacement)
+    }
   }
-  return [...out, ...written.values()]
+  return [...out, ...writes.filter((record) => !placed.has(record.name) && written.get(record.name) === record)]
 }
 
 /** The JSON text of a scope's records, or the bound it would break. */
