@@ -138,8 +138,9 @@ const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stor
     }
     // A damaged record (or the record that replaced one, pending approval) is told as such: what it pinned is
     // unknown, so no difference can be drawn.
+    const damage = isDamaged(stored) ? stored.reason : "replaced, pending approval"
     const changes = isDamaged(stored) || record.pinned.hash === DAMAGED_HASH
-      ? [cut(`its stored pin is damaged (${isDamaged(stored) ? stored.reason : "replaced, pending approval"}): approve to pin the definition offered now`, 300)]
+      ? [cut(`its stored pin is damaged (${damage}): approve to pin the definition offered now`, 300)]
       : describeChange(record.pinned, print)
     const decision = yield* ctx.decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
     yield* ctx.reportOnce(
