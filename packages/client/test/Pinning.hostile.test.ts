@@ -221,6 +221,22 @@ describe("fail closed: what the client cannot check is not called", () => {
       assert.deepStrictEqual(calls.map((call) => (call["params"] as JsonObject)["name"]), ["list_dir"])
     }))
 
+  it.effect("modern: the notice heard on a listen, the call re-lists first and is refused unsent", () =>
+    Effect.gen(function*() {
+      const { server, state } = settable([READ, OTHER])
+      const refused = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        const listen = yield* client.listen({ toolsListChanged: true })
+        state.tools = [REWRITTEN, OTHER]
+        yield* server.notify("notifications/tools/list_changed", {})
+        yield* listen.notifications.pipe(Stream.take(1), Stream.runDrain)
+        return yield* Effect.flip(client.callTool("read_file", { path: "a" }))
+      }).pipe(Effect.scoped, Effect.provide(server.layer({ pinning: { store: McpPinning.memoryStore() } })))
+      assert.strictEqual(refused._tag, "McpToolQuarantinedError")
+      assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
+    }))
+
   it.live("a 100,000-deep schema with pinning on: that tool quarantined (said so), the others listed, nothing escapes", () =>
     Effect.gen(function*() {
       const server = yield* hostileServer
