@@ -183,11 +183,12 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
    */
   readonly onTaskStatus?: ((status: TaskStatus) => Effect.Effect<void>) | undefined
   /**
-   * Tool pinning (off by default; see `McpPinning`): each tool's definition is pinned in `store` at first sight
-   * (trust on first use), and a tool whose definition changes later is quarantined (left out of `listTools`,
-   * refused by `callTool` with `McpToolQuarantinedError`) until `onChanged` or the store approves it. Additions,
-   * removals and changes are reported as diagnostics (`ToolAdded`, `ToolRemoved`, `ToolChanged`); a store that
-   * cannot be read leaves the tools usable and is reported once (`PinStoreUnavailable`).
+   * Tool pinning (off by default; see `McpPinning`): each tool's definition is pinned in `store` (default: in
+   * the client's memory) at first sight (trust on first use), and a tool whose definition changes later is
+   * quarantined (left out of `listTools`, refused by `callTool` with `McpToolQuarantinedError`) until `onChanged`
+   * or the store approves it. Additions, removals and changes are reported as diagnostics (`ToolAdded`,
+   * `ToolRemoved`, `ToolChanged`); a store that cannot be read is reported once (`PinStoreUnavailable`) and the
+   * tools it cannot check are quarantined unless `onStoreUnavailable: "allow"`.
    */
   readonly pinning?: McpPinning.PinningOptions | undefined
 }

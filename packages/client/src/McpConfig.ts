@@ -406,7 +406,9 @@ export const clientLayer = (
   options: EntryClientOptions = {}
 ): Layer.Layer<McpClient.McpClient, McpClientError> => {
   const { shutdownTimeout, ...rest } = options
-  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...rest }
+  // Pins are kept under the entry's name unless the caller names a scope (see `McpPinning`).
+  const pinning = rest.pinning === undefined ? undefined : { ...rest.pinning, scope: rest.pinning.scope ?? entry.name }
+  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...rest, pinning }
   if (entry.transport === "http") {
     return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers, secrets: entry.secrets })
   }

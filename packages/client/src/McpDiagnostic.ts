@@ -62,9 +62,12 @@ export type McpDiagnostic = Data.TaggedEnum<{
     readonly decision: "approve" | "quarantine"
   }
   /**
-   * Tool pinning: the pin store could not be read or written. Reported once per outage. While it cannot be read,
-   * the tools are checked against what the client last read (a change it saw stays quarantined), a tool it knows
-   * nothing of is usable, and no first-sight pin is written (it could overwrite a pin the client cannot see).
+   * Tool pinning: the pin store could not be read or written (or a write would pass its bounds), or the client
+   * has no scope (`scope: "(none)"`). Reported once per outage. While it cannot be read, the tools are checked
+   * against what the client last read (a change it saw stays quarantined), a tool it knows nothing of is
+   * quarantined (`onStoreUnavailable: "allow"`: usable), and no first-sight pin is written (it could overwrite a
+   * pin the client cannot see). A tool pinning cannot check for other reasons (a name listed twice, a definition
+   * nested too deep) is reported as `InvalidTool` and quarantined.
    */
   PinStoreUnavailable: { readonly scope: string; readonly operation: "read" | "write"; readonly reason: string }
 }>

@@ -323,7 +323,7 @@ export class McpToolResultError extends Schema.TaggedError<McpToolResultError>()
 
 /**
  * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
- * (`onChanged`, or `McpPinning.approve`). A member of `McpClientError`; `McpPinning` has the stores that approve it.
+ * (`onChanged`, or `McpPinning.approve`), or pinning cannot check it (see `McpPinning`: it fails closed). A member of `McpClientError`; `McpPinning` has the stores that approve it.
  *
  * @since 0.3.0
  * @category errors
@@ -337,9 +337,11 @@ export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantin
   readonly [TypeId]: TypeId = TypeId
 
   override get message(): string {
-    return `tool ${this.tool} (${this.scope}) is quarantined, its definition changed since it was pinned: ${
+    // Changed since pinned, or not checkable (store unreadable, record damaged, listed twice, nested too deep):
+    // `changes` says which. The CLI's form names the pins file and scope: without them it approves nothing.
+    return `tool ${this.tool} (${this.scope}) is quarantined: ${
       this.changes.join("; ")
-    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve ${this.tool})`
+    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve NAME --pins FILE --scope SCOPE)`
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Tool pinning: a client given `pinning: { store }` records each tool's definition (name, title, description,
  * inputSchema, outputSchema, annotations) the first time it sees it, as the SHA-256 of its canonical JSON plus a
- * short summary, in a store, under a scope (default: the server's `serverInfo.name`). A tool whose definition
+ * short summary, in a store, under a scope. A tool whose definition
  * later differs (a "rug pull": a server rewriting a tool's description after it was trusted) is quarantined:
  * left out of `listTools` (so of `toolsForLlm`, the toolkits, the registry) and refused by `callTool` with
  * `McpToolQuarantinedError`, until `onChanged` approves it or it is approved in the store (`approve`, or the
@@ -11,15 +11,28 @@
  * is pinned as it is then; pinning says "this has not changed since", not "this is safe". A tool no longer
  * listed is reported (`ToolRemoved`) and its pin kept, so that it cannot come back changed unnoticed.
  *
- * Stores: `memoryStore()` (one process), `keyValueStore` (Effect's `KeyValueStore`: a browser, a file, SQL),
- * `NodeMcpPinning.fileStore(path)` (a `0600` JSON file, shared by processes) and, for a fleet,
- * `McpFleet.pinStore` (Redis).
+ * The scope is something the server cannot choose (never its `serverInfo.name`, which a server that rewrites a
+ * tool could change too): a stdio server's command and arguments (`stdioScope`), an HTTP endpoint's origin and
+ * path (`httpScope`), a configuration entry's name (`McpConfig`, `connectServers`, the CLI's `--server`), or
+ * `pinning.scope`.
+ *
+ * Fail closed: a tool the client cannot check is quarantined too: the store cannot be read and no pin of the
+ * tool was read before (unless `onStoreUnavailable: "allow"`), its stored record is damaged, its name is listed
+ * twice with different definitions, or its definition nests deeper than 256 levels. Bounds: a record of at most
+ * 1 MiB of JSON, a scope of at most 8 MiB, a pin file of at most 16 MiB; a write past them is refused (the
+ * store left as it was, reported as `PinStoreUnavailable`). After `notifications/tools/list_changed`, a call
+ * to a tool lists the tools (and checks them) again before it goes.
+ *
+ * Stores: `memoryStore()` (one process; the default when `pinning` names no store), `keyValueStore` (Effect's
+ * `KeyValueStore`: a browser, a file, SQL), `NodeMcpPinning.fileStore(path)` (a `0600` JSON file, shared by
+ * processes) and, for a fleet, `McpFleet.pinStore` (Redis).
  *
  * @since 0.3.0
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as KeyValueStore from "effect/persistence/KeyValueStore"
+import * as scopes from "./internal/pinning/scope.js"
 import * as stores from "./internal/pinning/stores.js"
 import type { McpPinStoreError, PinStore } from "./internal/pinning/model.js"
 
@@ -57,6 +70,16 @@ export type {
    * @category models
    */
   PinStore,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  DamagedRecord,
+  /**
+   * @since 0.3.0
+   * @category models
+   */
+  StoredRecord,
   /**
    * @since 0.3.0
    * @category models
@@ -120,6 +143,24 @@ export const approve = (
   name: string
 ): Effect.Effect<PinStatus | undefined, McpPinStoreError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => stores.approve(store, scope, name, now))
+
+/**
+ * The default scope of a stdio server: its command and arguments, joined with spaces (what the client was told
+ * to run; the server cannot choose it).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const stdioScope: (command: string, args?: ReadonlyArray<string> | undefined) => string = scopes.stdioScope
+
+/**
+ * The default scope of a Streamable HTTP endpoint: its origin and path, without credentials, query or fragment
+ * (which may hold secrets, and are no part of which server it is).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const httpScope: (url: string | URL) => string = scopes.httpScope
 
 export {
   /**

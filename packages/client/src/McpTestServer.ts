@@ -57,7 +57,7 @@ import * as internal from "./internal/testServerTransport.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import type { JsonObject, LoggingLevel, ToolAnnotations } from "./McpSchema.js"
-import type * as McpTransport from "./McpTransport.js"
+import * as McpTransport from "./McpTransport.js"
 
 /**
  * What the client answered to an input request (an elicitation result, a sampling result, a roots list).
@@ -239,7 +239,13 @@ export const tool = (definition: ToolDefinition): ToolDefinition => definition
 export const make = (definition: Definition): TestServer => {
   const log: Array<JsonObject> = []
   const server = internal.make(definition, (message) => Effect.sync(() => void log.push(message)))
-  const transport = server.layer
+  // Tool pinning's default scope (see `McpPinning`): the name declared here, read once, never what a
+  // connection says.
+  const identity = definition.name ?? "test-server"
+  const transport = Layer.effect(
+    McpTransport.McpTransport,
+    Effect.map(McpTransport.McpTransport, (service): McpTransport.Service => ({ ...service, identity }))
+  ).pipe(Layer.provide(server.layer))
   return {
     definition,
     transport,

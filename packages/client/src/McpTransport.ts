@@ -27,6 +27,7 @@ import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Scope from "effect/Scope"
 import * as environment from "./internal/transport/environment.js"
 import * as memory from "./internal/transport/memory.js"
+import { httpScope, stdioScope } from "./internal/pinning/scope.js"
 import type { McpAuthError } from "./McpAuthError.js"
 import type { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTransportError } from "./McpError.js"
 import type { JsonObject, OutboundMessage, RequestId } from "./McpSchema.js"
@@ -157,6 +158,12 @@ export interface DeadlineHolds {
 export interface Service {
   /** Open a new connection; closing the scope shuts it down. */
   readonly connect: Effect.Effect<Connection, McpTransportError, Scope.Scope>
+  /**
+   * What the client was told to connect to, in words the server cannot choose: a stdio server's command line,
+   * an HTTP endpoint's origin and path (never credentials or a query). Tool pinning's default scope (see
+   * `McpPinning`); a transport without one leaves pinning to `pinning.scope`.
+   */
+  readonly identity?: string | undefined
 }
 
 /**
@@ -264,7 +271,11 @@ export const childEnvironment: (options: StdioOptions) => Record<string, string>
 export const layerStdio = (
   options: StdioOptions
 ): Layer.Layer<McpTransport, never, ChildProcessSpawner.ChildProcessSpawner> =>
-  Layer.effect(McpTransport, Effect.flatMap(Effect.promise(loadStdio), (stdio) => stdio.make(options)))
+  Layer.effect(
+    McpTransport,
+    Effect.flatMap(Effect.promise(loadStdio), (stdio) =>
+      Effect.map(stdio.make(options), (service) => ({ ...service, identity: stdioScope(options.command, options.args) })))
+  )
 
 /**
  * The server side of an in-memory connection, for tests.
@@ -465,4 +476,8 @@ export interface HttpOptions {
  * @category layers
  */
 export const layerHttp = (options: HttpOptions): Layer.Layer<McpTransport, never, HttpClient.HttpClient> =>
-  Layer.effect(McpTransport, Effect.flatMap(Effect.promise(loadHttp), (http) => http.make(options)))
+  Layer.effect(
+    McpTransport,
+    Effect.flatMap(Effect.promise(loadHttp), (http) =>
+      Effect.map(http.make(options), (service) => ({ ...service, identity: httpScope(options.url) })))
+  )

@@ -21,6 +21,7 @@ import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import * as McpTransport from "./McpTransport.js"
 import * as NodeMcpAuth from "./NodeMcpAuth.js"
+import { httpScope, stdioScope } from "./internal/pinning/scope.js"
 import * as nodeStdio from "./internal/transport/nodeStdio.js"
 import * as nodeVersion from "./internal/nodeVersion.js"
 
@@ -34,7 +35,7 @@ nodeVersion.assertSupported()
  * @category layers
  */
 export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.succeed(McpTransport.McpTransport, nodeStdio.make(options))
+  Layer.succeed(McpTransport.McpTransport, { ...nodeStdio.make(options), identity: stdioScope(options.command, options.args) })
 
 // The HTTP transport (and `effect/http`, `effect/encoding`'s SSE parser) and undici are loaded when the layer
 // is built.
@@ -56,7 +57,11 @@ const transportOn = (options: McpTransport.HttpOptions): Layer.Layer<McpTranspor
       McpTransport.McpTransport,
       Effect.flatMap(
         Effect.promise(loadHttp),
-        ({ http, undiciRequester }) => Effect.map(undiciRequester.scoped, (requester) => http.makeWith(requester, options))
+        ({ http, undiciRequester }) =>
+          Effect.map(undiciRequester.scoped, (requester) => ({
+            ...http.makeWith(requester, options),
+            identity: httpScope(options.url)
+          }))
       )
     )
 

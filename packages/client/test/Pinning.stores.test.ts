@@ -15,7 +15,9 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
+import * as Redis from "effect/persistence/Redis"
 import * as pinStore from "../src/internal/fleet/pinStore.js"
+import { digest } from "../src/internal/fleet/seal.js"
 import * as McpClient from "../src/McpClient.js"
 import type { McpDiagnostic } from "../src/McpDiagnostic.js"
 import * as McpPinning from "../src/McpPinning.js"
@@ -79,7 +81,9 @@ describe("file store (Node)", () => {
         pinning: { store: NodeMcpPinning.fileStore(file) }
       }))
       assert.deepStrictEqual(second, first)
-      const statuses = yield* McpPinning.list(NodeMcpPinning.fileStore(file), "official-demo")
+      // Scoped by the command line (the server's own name never picks the scope).
+      assert.deepStrictEqual(yield* McpPinning.list(NodeMcpPinning.fileStore(file), "official-demo"), [])
+      const statuses = yield* McpPinning.list(NodeMcpPinning.fileStore(file), [process.execPath, official, "--era", "both"].join(" "))
       assert.deepStrictEqual(statuses.map((s) => s.name).sort(), [...first.names].sort())
       assert.isTrue(statuses.every((s) => s.status === "pinned"))
     }))
@@ -122,7 +126,7 @@ describe("file store (Node)", () => {
       assert.notInclude(text, "Searches the docs.")
     }))
 
-  it.live("a file that is not a pin file is neither used nor replaced: tools usable, the outage reported", () =>
+  it.live("a file that is not a pin file is neither used nor replaced: tools held back (usable when allowed), the outage reported", () =>
     Effect.gen(function*() {
       const file = yield* tempFile()
       yield* Effect.promise(async () => {
@@ -131,7 +135,12 @@ describe("file store (Node)", () => {
       })
       const { server } = scripted()
       const result = yield* Effect.provide(listing(), server.layer({ pinning: { store: NodeMcpPinning.fileStore(file) } }))
-      assert.deepStrictEqual(result, { names: ["search", "fetch"], tags: ["PinStoreUnavailable"] })
+      assert.deepStrictEqual(result, { names: [], tags: ["PinStoreUnavailable"] })
+      const allowed = yield* Effect.provide(
+        listing(),
+        server.layer({ pinning: { store: NodeMcpPinning.fileStore(file), onStoreUnavailable: "allow" } })
+      )
+      assert.deepStrictEqual(allowed, { names: ["search", "fetch"], tags: ["PinStoreUnavailable"] })
       assert.strictEqual(yield* Effect.promise(() => fs.readFile(file, "utf8")), "{ not json")
       const error = yield* Effect.flip(McpPinning.list(NodeMcpPinning.fileStore(file), "docs"))
       assert.strictEqual(error._tag, "McpPinStoreError")
@@ -154,6 +163,18 @@ describe("KeyValueStore store", () => {
       assert.deepStrictEqual(second, { names: ["fetch"], tags: ["ToolChanged"] })
       const statuses = yield* McpPinning.list(store, "docs")
       assert.deepStrictEqual(statuses.find((s) => s.name === "search")?.changes, ["description changed (18 → 9 characters)"])
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("a damaged record in a KeyValueStore keeps its tool quarantined (never pinned again as new)", () =>
+    Effect.gen(function*() {
+      const kv = yield* KeyValueStore.KeyValueStore
+      yield* kv.set("mcp-effect/pins/docs", JSON.stringify([{ name: "search", pinned: { hash: 7 } }]))
+      const store = yield* McpPinning.keyValueStore()
+      const { server } = scripted()
+      const listed = yield* Effect.provide(listing(), server.layer({ pinning: { store } }))
+      assert.deepStrictEqual(listed, { names: ["fetch"], tags: ["ToolChanged", "ToolAdded"] })
+      const statuses = yield* McpPinning.list(store, "docs")
+      assert.deepStrictEqual(statuses.map((s) => [s.name, s.status]), [["search", "quarantined"], ["fetch", "pinned"]])
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 })
 
@@ -189,5 +210,24 @@ describe.skipIf(!haveRedis)("Redis store (fleet)", () => {
       assert.strictEqual(approved?.status, "pinned")
       const third = yield* worker(listing())
       assert.deepStrictEqual(third, { names: ["search", "fetch"], tags: [] })
+    }))
+
+  it.live("a field that is no record of its tool (garbage, another tool's) keeps that tool quarantined", () =>
+    Effect.gen(function*() {
+      const { server } = scripted()
+      const url = redis?.url ?? ""
+      const scope = "damaged-docs"
+      // The fields as a hostile neighbour of the fleet's Redis would leave them.
+      yield* Effect.gen(function*() {
+        const client = yield* Redis.Redis
+        const key = `pins-damaged:pins:${digest(scope)}`
+        yield* client.send("HSET", key, "search", "{not json", "fetch", JSON.stringify({ name: "other", pinned: {}, pinnedAt: 1 }))
+      }).pipe(Effect.provide(NodeRedis.layer({ url })))
+      const listed = yield* Effect.gen(function*() {
+        const store = yield* pinStore.fromContext({ prefix: "pins-damaged" })
+        return yield* Effect.provide(listing(), server.layer({ pinning: { store, scope } }))
+      }).pipe(Effect.provide(NodeRedis.layer({ url })))
+      assert.deepStrictEqual(listed.names, [])
+      assert.deepStrictEqual(listed.tags, ["ToolChanged", "ToolChanged"])
     }))
 })

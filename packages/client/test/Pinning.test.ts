@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as LlmBridge from "../src/LlmBridge.js"
 import * as McpClient from "../src/McpClient.js"
@@ -349,7 +350,10 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(statuses.map((s) => s.status), ["pinned"])
     }))
 
-  it.effect("a store that cannot be read: tools usable, reported once, no pin written blind; a change seen before stays quarantined", () =>
+  it.effect.each([
+    ["quarantine", []],
+    ["allow", ["write_file"]]
+  ] as const)("a store that cannot be read (onStoreUnavailable: %s): a tool it cannot check is held back unless allowed, reported once, no pin written blind; a change seen before stays quarantined", ([onStoreUnavailable, unchecked]) =>
     Effect.gen(function*() {
       const { server, state } = rewritable()
       const inner = McpPinning.memoryStore()
@@ -366,7 +370,7 @@ describe("tool pinning (scripted server)", () => {
             return inner.save(scope, records)
           })
       }
-      const { out, seen } = yield* withClient(server, { pinning: { store } }, (client) =>
+      const { out, seen } = yield* withClient(server, { pinning: { store, ...(onStoreUnavailable === "allow" ? { onStoreUnavailable } : {}) } }, (client) =>
         Effect.gen(function*() {
           yield* client.listTools()
           state.description = "Rewritten."
@@ -375,15 +379,25 @@ describe("tool pinning (scripted server)", () => {
           health.down = true
           state.withWrite = true
           const duringOutage = names(yield* client.listTools({ refresh: true }))
+          const called = yield* Effect.flip(client.callTool("write_file", {})).pipe(Effect.option)
           yield* client.listTools({ refresh: true })
           const writesDuring = health.writes - writesBefore
           health.down = false
           const afterOutage = names(yield* client.listTools({ refresh: true }))
-          return { quarantined, duringOutage, writesDuring, afterOutage }
+          return { quarantined, duringOutage, writesDuring, afterOutage, called }
         }))
       assert.deepStrictEqual(out.quarantined, [])
-      // read_file: its change was seen before the outage, still quarantined; write_file: unknown, usable.
-      assert.deepStrictEqual(out.duringOutage, ["write_file"])
+      // read_file: its change was seen before the outage, still quarantined; write_file: unknown, so unchecked:
+      // held back by default (a pinned client does not call what it cannot check), usable when allowed.
+      assert.deepStrictEqual(out.duringOutage, [...unchecked])
+      if (onStoreUnavailable === "quarantine") {
+        const refused = Option.getOrUndefined(out.called)
+        assert.strictEqual(refused?._tag, "McpToolQuarantinedError")
+        assert.include(refused?.message ?? "", "the pin store could not be read (connection refused)")
+        assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
+        const invalid = seen.find((d) => d._tag === "InvalidTool")
+        assert.include(invalid?._tag === "InvalidTool" ? invalid.reason : "", "could not be read")
+      } else assert.isTrue(Option.isNone(out.called))
       assert.strictEqual(out.writesDuring, 0)
       assert.deepStrictEqual(out.afterOutage, ["write_file"])
       assert.deepStrictEqual(pinningOf(seen).map((d) => d._tag), ["ToolChanged", "PinStoreUnavailable", "ToolAdded"])

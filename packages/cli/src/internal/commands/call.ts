@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import { ToolReturnedError, UsageError } from "../errors.js"
 import { withClient } from "../session/connection.js"
 import { shared } from "../session/options.js"
-import { pinning } from "../session/pins.js"
+import { pinning, pinsFile } from "../session/pins.js"
 import { blockText, distinctBlocks, indented } from "../terminal/content.js"
 import { print, printJson } from "../terminal/print.js"
 import { bounded } from "../terminal/sanitize.js"
@@ -34,7 +34,7 @@ export const call = Command.make(
     withClient(options, (client, status) =>
       Effect.gen(function*() {
         const quarantined: Quarantined = new Map()
-        const catalogue = yield* listTools(client, status, quarantined)
+        const catalogue = yield* listTools(client, status, quarantined, pinsFile(options))
         const tool = catalogue.find((t) => t.name === options.tool)
         // A tool pinning holds back fails as the client would fail its call (exit 3), not as a typo (exit 2).
         const held = quarantined.get(options.tool)

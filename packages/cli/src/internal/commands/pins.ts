@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "../errors.js"
 import { entryOf } from "../session/connection.js"
-import { pinning, pinsFile, scopeOf } from "../session/pins.js"
+import { approveCommand, pinning, pinsFile, scopeOf } from "../session/pins.js"
 import { shared } from "../session/options.js"
 import { print, printJson, table } from "../terminal/print.js"
 import { wide } from "./flags.js"
@@ -68,7 +68,13 @@ const approve = Command.make(
       }
       const approved: Array<{ readonly name: string; readonly changes: ReadonlyArray<string> }> = []
       const unchanged: Array<string> = []
+      const damaged: Array<string> = []
       for (const status of before.filter((s) => options.names.includes(s.name))) {
+        // A damaged record has no definition to approve until a listing records the one the server offers.
+        if (status.status === "damaged") {
+          damaged.push(status.name)
+          continue
+        }
         if (status.status !== "quarantined") {
           unchanged.push(status.name)
           continue
@@ -77,9 +83,12 @@ const approve = Command.make(
         yield* McpPinning.approve(store, scope, status.name)
         approved.push({ name: status.name, changes: status.changes ?? [] })
       }
-      if (options.json) return yield* printJson({ scope, approved, unchanged })
+      if (options.json) return yield* printJson({ scope, approved, unchanged, damaged })
       for (const { name, changes } of approved) yield* print(`approved ${name}: ${changes.join("; ")}`)
       for (const name of unchanged) yield* print(`${name}: nothing pending (pinned as it is)`)
+      for (const name of damaged) {
+        yield* print(`${name}: its stored pin is damaged; list the server's tools with --pins (it records what the server offers now), then approve`)
+      }
     })
 ).pipe(
   Command.withDescription("approve quarantined tools: their new definitions become their pins (what changed is shown)"),
@@ -95,15 +104,28 @@ export const pins = Command.make(
   { ...flags, wide },
   (options) =>
     Effect.gen(function*() {
-      const { scope, store } = yield* storeAndScope(options)
+      const { file, scope, store } = yield* storeAndScope(options)
       const statuses = yield* McpPinning.list(store, scope)
       if (options.json) return yield* printJson({ scope, tools: statuses })
       if (statuses.length === 0) return yield* print(`no pins in scope ${scope}`)
       yield* print(table(
         ["NAME", "STATUS", "PINNED", "CHANGES"],
-        statuses.map((status) => [status.name, status.status, when(status.pinnedAt), (status.changes ?? []).join("; ")]),
+        statuses.map((status) => [
+          status.name,
+          status.status,
+          status.pinnedAt === 0 ? "-" : when(status.pinnedAt),
+          (status.changes ?? []).join("; ")
+        ]),
         { wide: options.wide }
       ))
+      // The pins keep digests, not the server's text: what it offers now is read from the server itself.
+      const pending = statuses.filter((status) => status.status === "quarantined").map((status) => status.name)
+      if (pending.length > 0) {
+        yield* print(
+          `\nto read what the server offers now: mcp-effect tools --wide --schema (the same server, without --pins)` +
+            `\nto approve it: ${approveCommand(file, scope, pending)}`
+        )
+      }
     })
 ).pipe(
   Command.withDescription("the pinned tools of a server (--pins FILE), what changed in quarantined ones; approve NAME"),

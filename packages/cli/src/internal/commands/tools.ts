@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import { withClient } from "../session/connection.js"
 import { whenCapable } from "../session/capability.js"
 import { shared } from "../session/options.js"
-import { pinning } from "../session/pins.js"
+import { approveCommand, pinning, pinsFile } from "../session/pins.js"
 import { annotationFlags, indented, parameterLine } from "../terminal/content.js"
 import { print, printJson, table } from "../terminal/print.js"
 import { bounded } from "../terminal/sanitize.js"
@@ -21,8 +21,16 @@ import { wide } from "./flags.js"
 /** The tools pinning held back in one listing, each with the error a call of it fails with. */
 export type Quarantined = Map<string, McpPinning.McpToolQuarantinedError>
 
-/** A diagnostic worth a line on stderr while listing; `quarantined` collects the tools pinning held back. */
-const report = (diagnostic: McpDiagnostic.McpDiagnostic, status: StatusLine, quarantined: Quarantined) => {
+/**
+ * A diagnostic worth a line on stderr while listing; `quarantined` collects the tools pinning held back. A
+ * quarantine's line ends with the whole command that approves it (`pinsFile` and the scope named).
+ */
+const report = (
+  diagnostic: McpDiagnostic.McpDiagnostic,
+  status: StatusLine,
+  quarantined: Quarantined,
+  pinsFile: string | undefined
+) => {
   switch (diagnostic._tag) {
     case "InvalidTool":
       return status.line(`mcp-effect: tool ${diagnostic.name} left out: ${diagnostic.reason}`)
@@ -36,7 +44,8 @@ const report = (diagnostic: McpDiagnostic.McpDiagnostic, status: StatusLine, qua
       )
       return status.line(
         `mcp-effect: tool ${diagnostic.name} left out: quarantined, its definition changed since it was pinned: ${changes} ` +
-          `(review, then: mcp-effect pins approve ${diagnostic.name})`
+          `(review what it offers now with tools --wide --schema, without --pins; then: ` +
+          `${approveCommand(pinsFile, diagnostic.scope, [diagnostic.name])})`
       )
     }
     case "ToolAdded":
@@ -54,9 +63,14 @@ const report = (diagnostic: McpDiagnostic.McpDiagnostic, status: StatusLine, qua
  * The server's tools. A tool the library left out of the listing (malformed: an `inputSchema` that is not an
  * object; quarantined by pinning) is named on stderr with the reason, so that a missing tool is not a mystery.
  */
-export const listTools = (client: McpClient.Service, status: StatusLine, quarantined: Quarantined = new Map()) =>
+export const listTools = (
+  client: McpClient.Service,
+  status: StatusLine,
+  quarantined: Quarantined = new Map(),
+  pinsFile?: string | undefined
+) =>
   client.diagnostics.pipe(
-    Stream.runForEach((diagnostic) => Effect.sync(() => report(diagnostic, status, quarantined))),
+    Stream.runForEach((diagnostic) => Effect.sync(() => report(diagnostic, status, quarantined, pinsFile))),
     // Subscribed before the listing is asked for, for the listing only.
     Effect.forkScoped({ startImmediately: true }),
     Effect.andThen(client.listTools()),
@@ -74,7 +88,7 @@ export const tools = Command.make(
   (options) =>
     withClient(options, (client, status) =>
       Effect.gen(function*() {
-        const list = yield* whenCapable(client, "tools", [], listTools(client, status))
+        const list = yield* whenCapable(client, "tools", [], listTools(client, status, new Map(), pinsFile(options)))
         if (options.json) return yield* printJson(list)
         yield* print(table(
           ["NAME", "PARAMETERS", "ANNOTATIONS", "DESCRIPTION"],

@@ -4,16 +4,24 @@
  * taken over; the wait for a live one is bounded. Within one process, the holders of a path take turns on a
  * semaphore first, so the file only ever arbitrates between processes.
  *
- * Its times are the wall clock's (`Date.now`, file times), not the fiber's `Clock`: they are compared with
- * those of other processes, which a `TestClock` knows nothing about.
+ * Whether a lock is abandoned is judged on the wall clock (`Date.now` against the file's time): it is compared
+ * with what other processes wrote, which a `TestClock` knows nothing about. The wait for a live lock is this
+ * fiber's own time, on its `Clock` (so a `TestClock` drives it in tests).
+ *
+ * Only a regular file is ever read as a lock, and without blocking: anything else at the lock's path (a FIFO,
+ * a directory, a socket, a link) is no lock of ours, is neither read nor removed, and is waited on as a live
+ * lock, so the wait ends in `LockTimeout` saying what is there (reading a FIFO would block forever).
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
+import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as regularFile from "../node/regularFile.js"
 
 /** @internal */
 export interface LockOptions {
@@ -24,9 +32,15 @@ export interface LockOptions {
 }
 
 /** @internal */
-export class LockTimeout extends Data.TaggedError("LockTimeout")<{ readonly lockPath: string }> {
+export class LockTimeout extends Data.TaggedError("LockTimeout")<{
+  readonly lockPath: string
+  /** What is at the lock's path when it is no lock file (`"a FIFO"`, `"a directory"`, ...). */
+  readonly foreign?: string | undefined
+}> {
   override get message(): string {
-    return `the lock ${this.lockPath} is held by another process`
+    return this.foreign === undefined
+      ? `the lock ${this.lockPath} is held by another process`
+      : `the lock ${this.lockPath} is not a lock file (it is ${this.foreign}): remove it`
   }
 }
 
@@ -41,13 +55,6 @@ const turnOf = (lockPath: string): Semaphore.Semaphore => {
   }
   return semaphore
 }
-
-/** A real-time pause (another process's progress is not on the fiber's clock). */
-const pause = (millis: number): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    const timer = setTimeout(() => resume(Effect.void), millis)
-    return Effect.sync(() => clearTimeout(timer))
-  })
 
 const attempt = <A>(thunk: () => Promise<A>): Effect.Effect<A, Error> =>
   Effect.tryPromise({ try: thunk, catch: (cause) => cause instanceof Error ? cause : new Error(String(cause)) })
@@ -75,36 +82,55 @@ const create = async (lockPath: string): Promise<boolean> => {
   }
 }
 
-/** The lock there: gone already, abandoned (too old, or its owner on this host gone), or live. */
-const judge = async (lockPath: string, staleMs: number): Promise<"gone" | "abandoned" | "live"> => {
+/** The lock there: gone already, abandoned (too old, or its owner on this host gone), live, or no lock file. */
+type Judged = { readonly _tag: "gone" | "abandoned" | "live" } | { readonly _tag: "foreign"; readonly kind: string }
+
+const judge = async (lockPath: string, staleMs: number): Promise<Judged> => {
+  const stat = await fs.lstat(lockPath).then(
+    (stats) => ({ stats }),
+    (error: unknown) => ({ code: errorCode(error) })
+  )
+  // Looked at as its owner removes it: gone; any other failure to look: live (the wait decides).
+  if (!("stats" in stat)) return { _tag: stat.code === "ENOENT" ? "gone" : "live" }
+  return judgeStats(lockPath, stat.stats, staleMs)
+}
+
+const judgeStats = async (lockPath: string, stat: Stats, staleMs: number): Promise<Judged> => {
+  if (stat.isSymbolicLink()) return { _tag: "foreign", kind: "a symbolic link" }
+  if (!stat.isFile()) return { _tag: "foreign", kind: regularFile.kindOf(stat) }
+  if (Date.now() - stat.mtimeMs > staleMs) return { _tag: "abandoned" }
+  const found = await regularFile.readRegularText(lockPath, 4096)
+  if (found._tag === "Absent") return { _tag: "gone" }
+  if (found._tag === "NotRegular") return { _tag: "foreign", kind: found.kind }
+  if (found._tag === "TooLarge") return { _tag: "foreign", kind: "a file too large to be a lock" }
   try {
-    const stat = await fs.stat(lockPath)
-    if (Date.now() - stat.mtimeMs > staleMs) return "abandoned"
-    const owner: unknown = JSON.parse(await fs.readFile(lockPath, "utf8"))
+    const owner: unknown = JSON.parse(found.text)
     const pid = typeof owner === "object" && owner !== null && "pid" in owner ? owner.pid : undefined
     const dead = typeof pid === "number" && Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)
-    return dead ? "abandoned" : "live"
-  } catch (error) {
+    return { _tag: dead ? "abandoned" : "live" }
+  } catch {
     // Half written (its owner is writing it now): live.
-    return errorCode(error) === "ENOENT" ? "gone" : "live"
+    return { _tag: "live" }
   }
 }
 
 const acquire = (lockPath: string, staleMs: number, waitMs: number) =>
   Effect.gen(function*() {
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     for (let round = 0;; round++) {
       if (yield* attempt(() => create(lockPath))) return
-      const lock = yield* Effect.promise(() => judge(lockPath, staleMs))
-      if (lock === "gone") continue
-      if (lock === "abandoned") {
+      const lock = yield* attempt(() => judge(lockPath, staleMs))
+      if (lock._tag === "gone") continue
+      if (lock._tag === "abandoned") {
         // Two processes finding the same abandoned lock at the same moment may both take it over: the window
         // is one removal, after a holder crashed.
         yield* attempt(() => fs.rm(lockPath, { force: true }))
         continue
       }
-      if (Date.now() - started > waitMs) return yield* new LockTimeout({ lockPath })
-      yield* pause(Math.min(200, 10 * 2 ** Math.min(round, 4)) + Math.floor(Math.random() * 10))
+      if ((yield* Clock.currentTimeMillis) - started >= waitMs) {
+        return yield* new LockTimeout({ lockPath, foreign: lock._tag === "foreign" ? lock.kind : undefined })
+      }
+      yield* Effect.sleep(Math.min(200, 10 * 2 ** Math.min(round, 4)) + Math.floor(Math.random() * 10))
     }
   })
 

@@ -39,6 +39,11 @@ export interface ClientContext {
   readonly instanceId: string
   /** Which server this is, for the cache. */
   readonly namespace: string
+  /**
+   * How many `notifications/tools/list_changed` the server sent: a pinned client re-lists before calling a tool
+   * when one came since its last checked listing (the notice does not say which tool changed).
+   */
+  readonly listChanges: { tools: number }
   readonly authContext: string
   readonly notifications: PubSub.PubSub<Notification>
   readonly diagnostics: PubSub.PubSub<McpDiagnostic>
@@ -83,6 +88,7 @@ export const make = (options: ClientOptions) =>
       clientInfo: { name: options.clientName ?? "mcp-effect-client", version: options.clientVersion ?? CLIENT_VERSION },
       instanceId,
       namespace: options.cacheNamespace ?? instanceId,
+      listChanges: { tools: 0 },
       authContext: options.authContext ?? instanceId,
       notifications: yield* PubSub.sliding<Notification>(options.notificationBuffer ?? 1024),
       diagnostics,

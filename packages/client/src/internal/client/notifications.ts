@@ -66,5 +66,9 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
   }
 
   return (notification: Notification): Effect.Effect<void> =>
-    PubSub.publish(context.notifications, notification).pipe(Effect.andThen(route(notification)))
+    Effect.suspend(() => {
+      // Counted before anyone hears of it: a call made on hearing it already sees the listing as stale.
+      if (notification.method === "notifications/tools/list_changed") context.listChanges.tools++
+      return PubSub.publish(context.notifications, notification).pipe(Effect.andThen(route(notification)))
+    })
 }

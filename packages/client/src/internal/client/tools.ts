@@ -74,11 +74,11 @@ const mirrorsHeaders = (current: Session) =>
   current.info.era === "modern" && current.link.peer.connection.kind === "http"
 
 /**
- * Whose pins a session's tools are: the caller's scope, else the server's `serverInfo.name`, else the client's
- * namespace (a server that gives no name).
+ * Whose pins the tools are: the caller's scope, else what the transport says it connects to (never the server's
+ * `serverInfo.name`, which the server picks); none leaves every tool quarantined (see `McpPinning`).
  */
-const pinScope = (context: ClientContext, current: Session): string =>
-  context.options.pinning?.scope ?? current.info.serverInfo?.name ?? context.namespace
+const pinScope = (context: ClientContext): string | undefined =>
+  context.options.pinning?.scope ?? context.transport.identity
 
 // Tool pinning is opt-in: its guard (hashing, diffs, stores) is loaded by the clients that ask for it.
 let guardModule: Promise<typeof import("../pinning/guard.js")> | undefined
@@ -117,8 +117,20 @@ export const make = (
   let fetched: Deferred.Deferred<void> | undefined
   /** Tool pinning, when asked for: every listing is checked, quarantined tools are refused. */
   const pins = context.options.pinning === undefined ? undefined : lazyGuard(context.options.pinning, context.report)
-  /** A quarantined tool is refused before anything goes on the wire. */
-  const admit = (name: string) => pins === undefined ? Effect.void : pins.admit(name)
+  /** The `tools/list_changed` count as of the start of the last listing the pins checked. */
+  let checkedChanges = 0
+  /**
+   * A quarantined tool is refused before anything goes on the wire; after a `tools/list_changed` since the last
+   * checked listing, the tools are listed (and checked) again first: the notice does not say which one changed.
+   */
+  const admit = (name: string): Effect.Effect<void, McpClientError> =>
+    pins === undefined
+      ? Effect.void
+      : Effect.suspend(() =>
+        context.listChanges.tools === checkedChanges
+          ? pins.admit(name)
+          : Effect.andThen(listTools({ refresh: true }), pins.admit(name))
+      )
 
   const remember = (tools: ReadonlyArray<Tool>) => {
     outputSchemas.clear()
@@ -166,15 +178,22 @@ export const make = (
       return tools as ReadonlyArray<Tool>
     })
 
-  const listTools = (listOptions: ListOptions | undefined) =>
-    Effect.flatMap(session, (current) =>
-      pagination.listAll("tools/list", ToolsPage, (page) => page.tools, listOptions).pipe(
+  /** Cached or fresh, a listing is checked against the pins: quarantined tools are left out. */
+  const pinned = (tools: ReadonlyArray<Tool>, changes: number) =>
+    pins === undefined ? Effect.succeed(tools) : pins.check(pinScope(context), tools).pipe(
+      Effect.tap(() => Effect.sync(() => void (checkedChanges = Math.max(checkedChanges, changes))))
+    )
+
+  const listTools = (listOptions: ListOptions | undefined): Effect.Effect<ReadonlyArray<Tool>, McpClientError> =>
+    Effect.flatMap(session, (current) => {
+      const changes = context.listChanges.tools
+      return pagination.listAll("tools/list", ToolsPage, (page) => page.tools, listOptions).pipe(
         Effect.flatMap(toolsOf),
         Effect.tap((tools) => Effect.sync(() => remember(tools))),
-        // Cached or fresh, the listing is checked against the pins: quarantined tools are left out.
-        Effect.flatMap((tools) => pins === undefined ? Effect.succeed(tools) : pins.check(pinScope(context, current), tools)),
+        Effect.flatMap((tools) => pinned(tools, changes)),
         Effect.flatMap((tools) => mirrorsHeaders(current) ? keepValid(tools) : Effect.succeed(tools))
-      ))
+      )
+    })
 
   const toolHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) =>
     mirrorsHeaders(current) ? mirroredHeaders(name, args, refresh) : undefined

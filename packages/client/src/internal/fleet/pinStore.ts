@@ -11,7 +11,8 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
-import { decodeRecord, McpPinStoreError, type PinRecord, type PinStore } from "../pinning/model.js"
+import { decodeStored, McpPinStoreError, type PinRecord, type PinStore, type StoredRecord } from "../pinning/model.js"
+import { MAX_RECORD_CHARS } from "../pinning/stores.js"
 import { digest } from "./seal.js"
 import { pairs } from "./replies.js"
 
@@ -23,19 +24,27 @@ export interface PinStoreOptions {
   readonly timeout?: Duration.Input | undefined
 }
 
-/** A stored record longer than this (characters of JSON) is left out: no real record comes near it. */
-const MAX_RECORD_CHARS = 1024 * 1024
+const damaged = (field: string, reason: string): StoredRecord => ({ _tag: "DamagedRecord", name: field, reason, raw: undefined })
 
-
-const recordOf = (field: string, text: string): PinRecord | undefined => {
-  if (text.length > MAX_RECORD_CHARS) return undefined
+/**
+ * A field's value as its tool's record; anything else (too long, not JSON, not a record, another tool's) is a
+ * damaged record of the field's tool, which stays quarantined until a definition is approved.
+ */
+const recordOf = (field: string, text: string): StoredRecord => {
+  if (text.length > MAX_RECORD_CHARS) return damaged(field, `its stored pin is larger than ${MAX_RECORD_CHARS} characters`)
+  let parsed: unknown
   try {
-    const record = decodeRecord(JSON.parse(text))
-    return record?.name === field ? record : undefined
+    parsed = JSON.parse(text)
   } catch {
-    return undefined
+    return damaged(field, "its stored pin is not JSON")
   }
+  const record = decodeStored(parsed, "its stored pin does not decode as a pin record")
+  if ("_tag" in record) return { ...record, name: field, raw: undefined }
+  return record.name === field ? record : damaged(field, "its stored pin names another tool")
 }
+
+const tooLarge = (records: ReadonlyArray<PinRecord>) =>
+  records.find((record) => JSON.stringify(record).length > MAX_RECORD_CHARS)
 
 /** @internal */
 export const make = (redis: Redis.Redis["Service"], options: PinStoreOptions = {}): PinStore => {
@@ -57,16 +66,20 @@ export const make = (redis: Redis.Redis["Service"], options: PinStoreOptions = {
     label,
     load: (scope) =>
       Effect.map(trip("read", redis.send<unknown>("HGETALL", keyOf(scope))), (reply) =>
-        pairs(reply).flatMap(([field, text]) => {
-          const record = recordOf(field, text)
-          return record === undefined ? [] : [record]
-        })),
-    save: (scope, records) =>
-      records.length === 0
+        pairs(reply).map(([field, text]) => recordOf(field, text))),
+    save: (scope, records) => {
+      const large = tooLarge(records)
+      if (large !== undefined) {
+        return Effect.fail(
+          new McpPinStoreError({ store: label, operation: "write", detail: `a pin is larger than ${MAX_RECORD_CHARS} characters` })
+        )
+      }
+      return records.length === 0
         ? Effect.void
         : Effect.asVoid(
           trip("write", redis.send("HSET", keyOf(scope), ...records.flatMap((record) => [record.name, JSON.stringify(record)])))
         )
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The pin file (Node): one JSON file (`{ "version": 1, "scopes": { "<scope>": [records] } }`) created `0600`,
- * read bounded (a regular file of at most 16 MiB, opened without blocking), written whole under a lock shared
- * with other processes (a temporary file of a random name, created exclusively, renamed over the old one).
+ * read bounded (a regular file of at most 16 MiB, opened without blocking), never written past what it reads
+ * (a record of 1 MiB, a scope of 8 MiB, the file of 16 MiB: the write is refused, the file left as it is),
+ * written whole under a lock shared with other processes (a temporary file of a random name, created
+ * exclusively, renamed over the old one).
  *
  * A file that is there but cannot be used (not JSON, not of this shape, too large, not a regular file) fails
  * both reads and writes: it is never replaced, since read as empty every changed tool would be pinned again.
@@ -17,7 +19,7 @@ import { isRecord } from "../../McpSchema.js"
 import { withFileLock } from "../auth/fileLock.js"
 import { getOwn, setOwn } from "../llm/own.js"
 import { McpPinStoreError, type PinRecord, type PinStore } from "./model.js"
-import { merged, parseScope } from "./stores.js"
+import { merged, scopeRecords, scopeText, stringified, toJson } from "./stores.js"
 
 /** The largest pin file read: 16 MiB (a pin takes a few hundred bytes; a large schema's summary a few KiB). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -62,21 +64,37 @@ const readContent = (filePath: string, operation: "read" | "write"): Effect.Effe
     })
   )
 
+/** The records of `scope` in the file's content (read once, as parsed: never serialised again to be read). */
 const scopeOf = (filePath: string, content: Content, scope: string, operation: "read" | "write") => {
   const value = getOwn(content, scope)
-  return parseScope(filePath, value === undefined ? undefined : JSON.stringify(value)).pipe(
-    Effect.mapError((error) => new McpPinStoreError({ store: error.store, operation, detail: error.detail }))
-  )
+  return value === undefined ? Effect.succeed([]) : scopeRecords(filePath, value, operation)
 }
 
-/** Write the file whole: a new file of a random name created exclusively (never through a link), renamed. */
+/**
+ * Write the file whole: a new file of a random name created exclusively (never through a link), renamed. A text
+ * past the bound the file is read with is refused before anything is written: the file stays as it was.
+ */
 const replace = (filePath: string, content: Content) =>
+  Effect.flatMap(stringified(filePath, { version: 1, scopes: content }, 2), (text) => {
+    if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
+      return Effect.fail(
+        new McpPinStoreError({
+          store: filePath,
+          operation: "write",
+          detail: `the pin file would be larger than ${MAX_FILE_BYTES} bytes (it is left as it is)`
+        })
+      )
+    }
+    return write(filePath, text)
+  })
+
+const write = (filePath: string, text: string) =>
   Effect.tryPromise({
     try: async () => {
       await fs.mkdir(path.dirname(filePath), { recursive: true, mode: 0o700 })
       const temporary = `${filePath}.${randomBytes(12).toString("hex")}.tmp`
       try {
-        await fs.writeFile(temporary, JSON.stringify({ version: 1, scopes: content }, null, 2), { mode: 0o600, flag: "wx" })
+        await fs.writeFile(temporary, text, { mode: 0o600, flag: "wx" })
         await fs.chmod(temporary, 0o600)
         await fs.rename(temporary, filePath)
       } catch (error) {
@@ -96,9 +114,11 @@ export const make = (file: string): PinStore => {
       filePath,
       Effect.gen(function*() {
         const content = yield* readContent(filePath, "write")
-        const records = yield* scopeOf(filePath, content, scope, "write")
+        const records = merged(yield* scopeOf(filePath, content, scope, "write"), writes)
+        // The scope's bounds (a record, the scope) are those of a read: what is written can be read back.
+        yield* scopeText(filePath, records)
         const next: Content = { ...content }
-        setOwn(next, scope, merged(records, writes))
+        setOwn(next, scope, records.map(toJson))
         yield* replace(filePath, next)
       })
     ).pipe(

@@ -8,7 +8,6 @@
  */
 import * as Effect from "effect/Effect"
 import type { Tool } from "../../McpSchema.js"
-import { canonicalJson } from "../llm/names.js"
 import { setOwn } from "../llm/own.js"
 
 /** A text part: its length and digest; the title also keeps a short preview (a title is a few words). */
@@ -50,6 +49,42 @@ const MAX_ENTRIES = 128
 const MAX_NAME = 64
 /** A type, a preview or an annotation value is cut to this many characters. */
 const MAX_VALUE = 60
+
+/**
+ * How deep a pinned definition may nest (objects and arrays). Real schemas nest a few levels, a recursive one
+ * uses `$ref`; a deeper one cannot be pinned (its tool is quarantined), and no stack is spent on it.
+ */
+export const MAX_DEPTH = 256
+
+/** A definition that cannot be fingerprinted: its tool is quarantined with this reason. */
+export class Unpinnable {
+  readonly _tag = "Unpinnable"
+  constructor(readonly reason: string) {}
+}
+
+const sortedKeys = (value: object): ReadonlyArray<string> =>
+  Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+/**
+ * `value` as canonical JSON (object keys sorted), as `JSON.stringify` writes it; throws `Unpinnable` past
+ * `MAX_DEPTH`, before the stack could run out.
+ */
+const canonicalAt = (value: unknown, depth: number): string | undefined => {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value)
+  if (depth >= MAX_DEPTH) throw new Unpinnable(`its definition nests deeper than ${MAX_DEPTH} levels`)
+  if (Array.isArray(value)) {
+    return `[${value.map((item: unknown) => canonicalAt(item, depth + 1) ?? "null").join(",")}]`
+  }
+  const parts: Array<string> = []
+  for (const key of sortedKeys(value)) {
+    const item = canonicalAt((value as Readonly<Record<string, unknown>>)[key], depth + 1)
+    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${item}`)
+  }
+  return `{${parts.join(",")}}`
+}
+
+/** Canonical JSON of a definition's part (throws `Unpinnable` when it nests too deep). */
+export const canonicalJson = (value: unknown): string => canonicalAt(value, 0) ?? "null"
 
 /** `text` cut to `max` characters, never between the two halves of a surrogate pair. */
 export const cut = (text: string, max: number): string =>
@@ -129,15 +164,25 @@ export const pinnedDefinition = (tool: Tool) => ({
   annotations: tool.annotations
 })
 
-/** The tool's fingerprint (its digest and bounded summaries). */
-export const fingerprint = (tool: Tool): Effect.Effect<Fingerprint> =>
-  Effect.promise(async () => {
-    const [hash, title, description, inputSchema, outputSchema] = await Promise.all([
-      sha256(canonicalJson(pinnedDefinition(tool))),
-      textPrint(tool.title, true),
-      textPrint(tool.description, false),
-      schemaPrint(tool.inputSchema),
-      tool.outputSchema === undefined ? Promise.resolve(undefined) : schemaPrint(tool.outputSchema)
-    ])
-    return { hash, title, description, inputSchema, outputSchema, annotations: annotationsPrint(tool.annotations) }
-  })
+/**
+ * The tool's fingerprint (its digest and bounded summaries), or `Unpinnable` when its definition cannot be
+ * fingerprinted (nested too deep): one such tool costs the listing nothing but itself.
+ */
+export const fingerprint = (tool: Tool): Effect.Effect<Fingerprint | Unpinnable> =>
+  Effect.tryPromise({
+    try: () => fingerprintOf(tool),
+    catch: (error) => error instanceof Unpinnable ? error : new Unpinnable(`its definition cannot be hashed (${String(error)})`)
+  }).pipe(Effect.catch((unpinnable) => Effect.succeed(unpinnable)))
+
+const fingerprintOf = async (tool: Tool): Promise<Fingerprint> => {
+  // The whole definition first: a part nested too deep fails here, before anything else is hashed.
+  const whole = canonicalJson(pinnedDefinition(tool))
+  const [hash, title, description, inputSchema, outputSchema] = await Promise.all([
+    sha256(whole),
+    textPrint(tool.title, true),
+    textPrint(tool.description, false),
+    schemaPrint(tool.inputSchema),
+    tool.outputSchema === undefined ? Promise.resolve(undefined) : schemaPrint(tool.outputSchema)
+  ])
+  return { hash, title, description, inputSchema, outputSchema, annotations: annotationsPrint(tool.annotations) }
+}

@@ -71,6 +71,44 @@ const decodeRecordOption = Schema.decodeUnknownOption(PinRecord)
 export const decodeRecord = (value: unknown): PinRecord | undefined => Option.getOrUndefined(decodeRecordOption(value))
 
 /**
+ * A stored item that is not a record (damaged, or of another version): its tool, when its `name` can be read,
+ * stays quarantined until the record is replaced (approved), never pinned again as if seen for the first time.
+ * A file or `KeyValueStore` keeps its `raw` value when it writes the scope back.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface DamagedRecord {
+  readonly _tag: "DamagedRecord"
+  /** The tool the item was of, when it has a string `name`. */
+  readonly name: string | undefined
+  readonly reason: string
+  /** The item as stored. */
+  readonly raw: unknown
+}
+
+/**
+ * What a store holds of one tool: its record, or what is left of a damaged one.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type StoredRecord = PinRecord | DamagedRecord
+
+/** @internal */
+export const isDamaged = (record: StoredRecord): record is DamagedRecord => "_tag" in record
+
+/** The stored value as a record, or as a damaged one (a store's content is never trusted). @internal */
+export const decodeStored = (value: unknown, reason = "it does not decode as a pin record"): StoredRecord => {
+  const record = decodeRecord(value)
+  if (record !== undefined) return record
+  const name = typeof value === "object" && value !== null && "name" in value && typeof value.name === "string"
+    ? value.name
+    : undefined
+  return { _tag: "DamagedRecord", name, reason, raw: value }
+}
+
+/**
  * A store failed: it could not be read or written. The client goes on (see `ClientOptions.pinning`); the
  * functions of `McpPinning` fail with it.
  *
@@ -98,7 +136,8 @@ export class McpPinStoreError extends Schema.TaggedError<McpPinStoreError>()("Mc
 export interface PinStore {
   /** What the store is, in a word or a path (for diagnostics). */
   readonly label: string
-  readonly load: (scope: string) => Effect.Effect<ReadonlyArray<PinRecord>, McpPinStoreError>
+  /** The scope's records; an item that is not a record is answered as a `DamagedRecord`, never left out. */
+  readonly load: (scope: string) => Effect.Effect<ReadonlyArray<StoredRecord>, McpPinStoreError>
   readonly save: (scope: string, records: ReadonlyArray<PinRecord>) => Effect.Effect<void, McpPinStoreError>
 }
 
@@ -135,8 +174,12 @@ export type Decision = "approve" | "quarantine"
  * @category models
  */
 export interface PinningOptions {
-  /** Where pins are kept (`McpPinning.memoryStore()`, `keyValueStore`, `NodeMcpPinning.fileStore`, the fleet's). */
-  readonly store: PinStore
+  /**
+   * Where pins are kept (`McpPinning.memoryStore()`, `keyValueStore`, `NodeMcpPinning.fileStore`, the fleet's).
+   * Default: a store in this client's memory (pins for the client's life: a tool rewritten while it runs is
+   * caught, a rewrite between runs is not).
+   */
+  readonly store?: PinStore | undefined
   /**
    * Asked once per client about each changed definition; it may answer a `Decision`, a Promise of one or an
    * Effect of one. The listing waits for the answer (listings are checked one at a time, so a hook that never
@@ -144,6 +187,19 @@ export interface PinningOptions {
    * `HookFailed`). Without it, a changed tool stays quarantined until it is approved in the store.
    */
   readonly onChanged?: ((change: ToolChange) => Decision | PromiseLike<Decision> | Effect.Effect<Decision, unknown>) | undefined
-  /** Whose pins these are (default: the server's `serverInfo.name`). The CLI passes the configuration entry's name. */
+  /**
+   * Whose pins these are. Default: something the server cannot choose (never its `serverInfo.name`): a stdio
+   * server's command and arguments, an HTTP endpoint's origin and path, a configuration entry's name (`McpConfig`,
+   * `connectServers`, the CLI's `--server`), an `McpTestServer`'s declared name. A transport of your own that does
+   * not say what it connects to (`McpTransport.Service.identity`) needs one here: without it every tool is
+   * quarantined.
+   */
   readonly scope?: string | undefined
+  /**
+   * What a store that cannot be read (or holds more than its bounds) means for the tools it cannot check (no
+   * pin this client read before): `"quarantine"` (the default: a pinned client does not call a tool it cannot
+   * check) or `"allow"` (they are usable, and nothing is pinned blind). Either way it is reported
+   * (`PinStoreUnavailable`).
+   */
+  readonly onStoreUnavailable?: "quarantine" | "allow" | undefined
 }
