@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as internal from "./internal/codegen.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
-import type { Tool } from "./McpSchema.js"
+import type { JsonObject, Tool } from "./McpSchema.js"
 
 /**
  * @since 0.3.0
@@ -52,3 +52,14 @@ export const changedTools = (
   definitions: Readonly<Record<string, string>>
 ): Effect.Effect<ReadonlyArray<string>, McpClientError, McpClient.McpClient> =>
   Effect.flatMap(McpClient.listTools({ refresh: true }), (tools) => internal.changedTools(definitions, tools))
+
+/**
+ * Keys a tool does not declare, for a generated call: `tools.search({ query, ...McpCodegen.undeclared({ debug: true }) })`.
+ * Generated input types take a tool's declared properties only, whatever its `additionalProperties` says (a typo
+ * in an optional argument must not compile); this is the one explicit way to send more. The keys are sent as
+ * given and go unchecked.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const undeclared = (keys: JsonObject): object => keys
