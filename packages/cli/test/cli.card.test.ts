@@ -94,4 +94,50 @@ describe("mcp-effect card", () => {
       assert.match(catalog.stdout, /^urn:air:test:mcp:example\s+.*\/mcp\/server-card$/m)
       assert.match(catalog.stdout, /^urn:air:test:mcp:inline\s+io\.test\/inline\s+\(inline\)$/m)
     }))
+
+  it.live("a hostile catalog (issue 33, item 14): one very long identifier and many entries; what is printed is bounded per field and in total", () =>
+    Effect.gen(function*() {
+      const cards = yield* host
+      const long = `urn:${"x".repeat(600_000)}`
+      const inline = (i: number) => ({
+        identifier: `urn:air:test:mcp:s${i}`,
+        type: "application/mcp-server-card+json",
+        data: { name: `io.test/s${i}`, version: "1.0.0" }
+      })
+      cards.route("/.well-known/ai-catalog.json", {
+        kind: "json",
+        headers: { "content-type": "application/json" },
+        body: {
+          specVersion: "1.0",
+          entries: [
+            { identifier: long, type: "application/mcp-server-card+json", data: { name: `io.test/${"n".repeat(20_000)}`, version: "1" } },
+            ...Array.from({ length: 1500 }, (_, i) => inline(i))
+          ]
+        }
+      })
+      cards.route("/long.json", { kind: "json", body: { name: "io.test/long", version: "1", description: "d".repeat(800_000) } })
+      const card = yield* run(["card", `${cards.origin}/long.json`])
+      assert.strictEqual(card.code, 0, card.stderr)
+      assert.isBelow(card.stdout.length, 5_000)
+      assert.match(card.stdout, /^description:\s+d+…$/m)
+      const listed = yield* run(["card", cards.origin, "--catalog"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.notInclude(listed.stderr, "Invalid string length")
+      // Each field cut (with …), each row padded only to the cut width, and not every row printed.
+      assert.isBelow(listed.stdout.length, 300_000)
+      const lines = listed.stdout.split("\n")
+      assert.isTrue(lines.every((line) => line.length < 1_000), "a line longer than the bounds allow")
+      assert.match(listed.stdout, /^urn:x+… /m)
+      assert.match(listed.stdout, /^urn:air:test:mcp:s0\s+io\.test\/s0\s+\(inline\)$/m)
+      assert.match(listed.stdout, /^… and \d+ more \(--json lists every one\)$/m)
+      // --wide cuts too; --json keeps every entry whole (the document itself is bounded at 1 MiB).
+      const wide = yield* run(["card", cards.origin, "--catalog", "--wide"])
+      assert.strictEqual(wide.code, 0, wide.stderr)
+      assert.isBelow(wide.stdout.length, 300_000)
+      const json = yield* run(["card", cards.origin, "--catalog", "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const servers = (JSON.parse(json.stdout) as { servers: ReadonlyArray<{ identifier: string }> }).servers
+      assert.strictEqual(servers.length, 1501)
+      assert.strictEqual(servers[0]?.identifier, long)
+    }))
 })
