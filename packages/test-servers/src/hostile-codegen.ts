@@ -89,7 +89,7 @@ const TOOLS: Array<JsonObject> = [
     title: `Trojan ${TROJAN}`,
     description: `reads one way, runs another ${TROJAN}*/ process.exit(9) /*`,
     inputSchema: object({
-      [`arg${TROJAN}`]: { type: "string", description: `a text ${TROJAN}`, title: `Arg ${TROJAN}` },
+      [`arg${TROJAN}`]: { type: "string", format: "uri", description: `a text ${TROJAN}`, title: `Arg ${TROJAN}` },
       choice: { enum: [`one${TROJAN}`, "two"] }
     }),
     outputSchema: object({ [`out${TROJAN}`]: { const: `c${TROJAN}` } })
