@@ -5,6 +5,11 @@
  * generation fails the call with `McpToolResultError`; `changedTools` (in the generated module) says which
  * tools differ, from the hash of each tool's schemas kept at generation.
  *
+ * What a server lists cannot break the module: a schema nested deeper than 64 levels types its tool looser (a
+ * note says so), a name listed twice is typed once (its first listing), only keywords are dropped (never a property
+ * named like one), and the server's text reaches the source only as escapes (bidi controls, C0, C1: no Trojan
+ * Source). Arguments take the declared properties only; `undeclared` sends more, explicitly.
+ *
  * @since 0.3.0
  */
 import * as Effect from "effect/Effect"

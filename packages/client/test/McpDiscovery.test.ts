@@ -180,6 +180,18 @@ describe("McpDiscovery.card", () => {
       )
     }).pipe(Effect.provide(onFetch)))
 
+  it.effect("the README's card decodes, and connectionOptions of it is what the README says", () =>
+    Effect.gen(function*() {
+      const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      const block = /A card, as served at[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1]
+      assert.isDefined(block)
+      const served = yield* host({ "/mcp/server-card": { kind: "json", body: JSON.parse(block ?? "null") } })
+      const card = yield* McpDiscovery.endpointCard(`${served.origin}/mcp`)
+      assert.strictEqual(card.name, "com.example/weather")
+      assert.deepStrictEqual(McpDiscovery.connectionOptions(card), Option.some({ url: "https://eu.example.com/mcp" }))
+      assert.include(readme, "`connectionOptions` of it is `{ url: \"https://eu.example.com/mcp\" }`")
+    }).pipe(Effect.provide(onFetch)))
+
   it.effect("a huge card: reading stops at 1 MiB, the host stops writing soon after", () =>
     Effect.gen(function*() {
       const served = yield* host({ "/big/server-card": { kind: "endless", contentType: McpDiscovery.CARD_MEDIA_TYPE } })
