@@ -146,6 +146,9 @@ describe("generated clients and typed calls against a hostile server", () => {
     assert.deepStrictEqual(notesOf("deep_output_schema"), ["output schema not typed: the schema is nested deeper than 64"])
     const input = McpToolSchema.inputSchemaOf(toolNamed("deep_input"))
     assert.isTrue(Result.isFailure(input))
+    // A chain of 20,000 $refs: flat JSON, as deep as it is long once followed; bounded before the importer follows it.
+    assert.deepStrictEqual(notesOf("ref_chain"), ["input schema not typed: the schema, its $refs followed, is nested deeper than 64"])
+    for (const note of generated.notes) assert.notInclude(note.detail, "Maximum call stack")
     assert.match(generated.source, /deep_input: \(args: \w+\.JsonObject,/)
   })
 

@@ -8,6 +8,7 @@
  * - `deep_input`: an `inputSchema` nested `--depth` levels (default 100,000); answers "ok".
  * - `deep_output_schema`: an `outputSchema` nested as deep; answers `structuredContent {}`.
  * - `deep_value`: a plain `outputSchema`; answers a `structuredContent` nested as deep (`{"a":{"a":…}}`).
+ * - `ref_chain`: an `inputSchema` whose `$defs` chain `$ref`s as long as `--depth` (at most 20,000).
  * - `keywords`: properties named like JSON Schema keywords (`pattern`, `format`, `if`, `contains`, `then`,
  *   `else`, `not`, `const`, `enum`, `items`), next to real `pattern` and `format` keywords; answers its arguments.
  * - `twice`: listed twice, with other schemas (`{a: string}`, then `{b: number}`).
@@ -51,7 +52,19 @@ const object = (properties: JsonObject, required: Array<string> = [], extra: Jso
   ...extra
 })
 
+/** `$defs` chained `length` long (`a0` → `a1` → …), each one level deeper: flat JSON, deep once the `$ref`s are followed. */
+const refChain = (length: number): JsonObject => {
+  const defs: JsonObject = {}
+  for (let i = 0; i < length; i++) {
+    defs[`a${i}`] = i === length - 1
+      ? { type: "string" }
+      : { type: "object", properties: { x: { $ref: `#/$defs/a${i + 1}` } } }
+  }
+  return { type: "object", properties: { x: { $ref: "#/$defs/a0" } }, $defs: defs }
+}
+
 const TOOLS: Array<JsonObject> = [
+  { name: "ref_chain", description: "a $ref chain as long as --depth (at most 20,000)", inputSchema: refChain(Math.min(DEPTH, 20_000)) },
   { name: "deep_input", description: "an input schema nested very deep", inputSchema: "__DEEP_SCHEMA__" as never },
   {
     name: "deep_output_schema",

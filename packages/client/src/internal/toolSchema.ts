@@ -103,6 +103,41 @@ const strip = (node: unknown, path: string, out: Array<Unexpressed>, closed: boo
   return kept
 }
 
+/**
+ * How deep the importer would recurse: the schema's nesting with each `$ref` to its `$defs` followed (one level per
+ * hop; a `$ref` back into a definition being walked is a cycle, which the importer makes lazy, and counts no
+ * further). Each definition is walked once (its depth kept), so a definition referenced many times costs nothing
+ * more; the walk stops as soon as it passes `limit`, so its own recursion stays within `limit` levels too.
+ */
+const expandedDepth = (root: Record<string, unknown>, limit: number): number => {
+  const defs = isRecord(root["$defs"]) ? root["$defs"] : {}
+  const below = new Map<string, number>()
+  const open = new Set<string>()
+  const walk = (node: unknown, depth: number): number => {
+    if (depth > limit || typeof node !== "object" || node === null) return depth
+    let reached = depth
+    const ref = isRecord(node) ? node["$ref"] : undefined
+    if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
+      const name = ref.slice("#/$defs/".length).replace(/~1/g, "/").replace(/~0/g, "~")
+      const known = below.get(name)
+      if (known !== undefined) {
+        reached = depth + known
+      } else if (!open.has(name)) {
+        open.add(name)
+        reached = walk(getOwn(defs, name), depth + 1)
+        open.delete(name)
+        below.set(name, reached - depth)
+      }
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (reached > limit) break
+      if (key !== "$defs") reached = Math.max(reached, walk(child, depth + 1))
+    }
+    return reached
+  }
+  return walk(root, 0)
+}
+
 /** @internal */
 export interface ImportOptions {
   /**
@@ -120,6 +155,10 @@ export const fromJsonSchema = (jsonSchema: unknown, options: ImportOptions = {})
   const unexpressed: Array<Unexpressed> = []
   try {
     const stripped = strip(jsonSchema, "", unexpressed, options.closed === true)
+    // A chain of `$ref`s nests as deep as it is long, however flat its JSON: bounded before the importer follows it.
+    if (isRecord(stripped) && expandedDepth(stripped, MAX_DEPTH) > MAX_DEPTH) {
+      return Result.fail(`the schema, its $refs followed, is nested deeper than ${MAX_DEPTH}`)
+    }
     const document = JsonSchema.fromSchemaDraft2020_12(stripped as JsonSchema.JsonSchema)
     // The importer builds from Effect's built-in schemas and checks only: no decoding service is needed.
     const schema = SchemaRepresentation.fromJsonSchemaDocument(document, { patterns: "ignore" }) as Schema.Decoder<unknown>
