@@ -141,6 +141,17 @@ describe("generated clients and typed calls against a hostile server", () => {
       }
     }).pipe(Effect.provide(NodeMcpClient.layerStdio({ command: process.execPath, args: [server] }))), 60_000)
 
+  it("item 8: the Promise API: the same typed call rejects with McpToolResultError", async () => {
+    const client = await connectStdio({ command: process.execPath, args: [server] })
+    try {
+      const failure = await client.callTool("deep_value", {}, { schema: Tree }).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(failure, McpToolResultError)
+      assert.include((failure as McpToolResultError).detail, "nested deeper than 64")
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
   it("item 8: a 100,000-deep schema is typed looser with a note; McpToolSchema says why it cannot import it", () => {
     assert.deepStrictEqual(notesOf("deep_input"), ["input schema not typed: the schema is nested deeper than 64"])
     assert.deepStrictEqual(notesOf("deep_output_schema"), ["output schema not typed: the schema is nested deeper than 64"])
