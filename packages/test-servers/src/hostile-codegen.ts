@@ -45,6 +45,10 @@ const deepSchema = (depth: number) =>
 /** `{"a":{"a":…1…}}`, `depth` levels, as text. */
 const deepValue = (depth: number) => `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`
 
+/** Stand-ins in the documents, replaced by the deep texts once serialized. */
+const DEEP_SCHEMA = "__DEEP_SCHEMA__"
+const DEEP_VALUE = "__DEEP_VALUE__"
+
 const object = (properties: JsonObject, required: Array<string> = [], extra: JsonObject = {}): JsonObject => ({
   type: "object",
   properties,
@@ -65,12 +69,12 @@ const refChain = (length: number): JsonObject => {
 
 const TOOLS: Array<JsonObject> = [
   { name: "ref_chain", description: "a $ref chain as long as --depth (at most 20,000)", inputSchema: refChain(Math.min(DEPTH, 20_000)) },
-  { name: "deep_input", description: "an input schema nested very deep", inputSchema: "__DEEP_SCHEMA__" as never },
+  { name: "deep_input", description: "an input schema nested very deep", inputSchema: DEEP_SCHEMA },
   {
     name: "deep_output_schema",
     description: "an output schema nested very deep",
     inputSchema: object({}),
-    outputSchema: "__DEEP_SCHEMA__" as never
+    outputSchema: DEEP_SCHEMA
   },
   {
     name: "deep_value",
@@ -124,7 +128,7 @@ const send = (text: string) => void process.stdout.write(text + "\n")
 /** The `tools/list` answer as text, the deep schemas spliced in. */
 const toolsList = (id: Id): string =>
   JSON.stringify(result(id, { tools: elicitation ? [...TOOLS, NEEDS_INPUT] : TOOLS }))
-    .replaceAll("\"__DEEP_SCHEMA__\"", deepSchema(DEPTH))
+    .replaceAll(JSON.stringify(DEEP_SCHEMA), deepSchema(DEPTH))
 
 const callTool = (id: Id, params: JsonObject | undefined) => {
   const args = isObject(params?.["arguments"]) ? params["arguments"] : {}
@@ -133,8 +137,8 @@ const callTool = (id: Id, params: JsonObject | undefined) => {
   switch (name) {
     case "deep_value":
       return send(
-        JSON.stringify(result(id, { ...text("deep"), structuredContent: "__DEEP_VALUE__" as never }))
-          .replace("\"__DEEP_VALUE__\"", deepValue(DEPTH))
+        JSON.stringify(result(id, { ...text("deep"), structuredContent: DEEP_VALUE }))
+          .replace(JSON.stringify(DEEP_VALUE), deepValue(DEPTH))
       )
     case "deep_output_schema":
       return send(JSON.stringify(result(id, { ...text("{}"), structuredContent: {} })))
