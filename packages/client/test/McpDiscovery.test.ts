@@ -151,7 +151,7 @@ describe("McpDiscovery.card", () => {
             remotes: [
               {
                 type: "streamable-http",
-                url: "https://user:s3cret-pass@api.example.com/mcp?tenant=acme&api_key=k3y-from-card&access_token=t0ken&apiKey=x&sig=y",
+                url: "https://user:s3cret-pass@api.example.com/mcp?tenant=acme&api_key=k3y-from-card&access_token=t0ken&apiKey=x&sig=y#id_token=frag",
                 headers: [{ name: "Authorization", value: "Bearer card-token", isSecret: false }]
               }
             ]
@@ -170,7 +170,9 @@ describe("McpDiscovery.card", () => {
       const options = McpDiscovery.connectionOptions(card)
       assert.deepStrictEqual(options, Option.some({ url: "https://api.example.com/mcp?tenant=acme" }))
       const shown = JSON.stringify(options)
-      for (const secret of ["user", "s3cret-pass", "k3y-from-card", "t0ken", "card-token", "sig="]) assert.notInclude(shown, secret)
+      for (const secret of ["user", "s3cret-pass", "k3y-from-card", "t0ken", "card-token", "sig=", "frag"]) {
+        assert.notInclude(shown, secret)
+      }
       // A variable named like a credential is never filled from the card: the caller gives it, or there is none.
       const keyed = yield* McpDiscovery.card(`${served.origin}/keyed/server-card`)
       assert.isTrue(Option.isNone(McpDiscovery.connectionOptions(keyed)))

@@ -57,8 +57,8 @@ const fillUrl = (remote: Remote, variables: Readonly<Record<string, string>>): s
 
 /**
  * The URL if it is https (or http on loopback), without what would carry a credential: the userinfo
- * (`https://user:secret@host/`) and query parameters named like credentials. Stripped, not refused: the
- * endpoint is still the card's to name, its credentials never are.
+ * (`https://user:secret@host/`), query parameters named like credentials, and the fragment. Stripped, not
+ * refused: the endpoint is still the card's to name, its credentials never are.
  */
 const usableUrl = (text: string | undefined): string | undefined => {
   if (text === undefined || !URL.canParse(text)) return undefined
@@ -66,6 +66,8 @@ const usableUrl = (text: string | undefined): string | undefined => {
   if (!isSecure(url)) return undefined
   url.username = ""
   url.password = ""
+  // A fragment means nothing to an endpoint and is where implicit-grant tokens travel (`#access_token=`).
+  url.hash = ""
   for (const name of [...url.searchParams.keys()]) if (credentialLike(name)) url.searchParams.delete(name)
   return url.href
 }
