@@ -229,8 +229,8 @@ export type ConnectionOptionsInput = advice.ConnectionOptionsInput
 /**
  * Where to connect, from a card: the first Streamable HTTP remote whose URL variables are filled (from `input`,
  * else the card's non-secret value or default) and whose URL is https (or http on loopback). Never headers,
- * secrets or auth hints, and no credential in the URL: its userinfo and query parameters named like credentials
- * (`api_key`, `access_token`, `sig`…) are stripped, and a variable named so is filled only from `input`. None when the card has no such remote (a card describes remote servers only: there is
+ * secrets or auth hints, and no credential in the URL: its userinfo, its fragment and query parameters named like
+ * credentials (`api_key`, `access_token`, `sig`…) are stripped, and a variable named so is filled only from `input`. None when the card has no such remote (a card describes remote servers only: there is
  * no stdio command in it).
  *
  * @since 0.1.0
