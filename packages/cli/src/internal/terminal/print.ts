@@ -31,8 +31,10 @@ export const MAX_TABLE = 256 * 1024
 /** `text` cut to `max` characters (code points), the cut marked with `…`. */
 export const clip = (text: string, max: number = MAX_FIELD): string => {
   if (text.length <= max) return text
-  const kept = [...text.slice(0, max + 1)]
-  return kept.length <= max ? text : `${kept.slice(0, max - 1).join("")}…`
+  // 2 (max + 1) UTF-16 units hold at least max + 1 code points, unless the text ends first.
+  const head = text.slice(0, 2 * (max + 1))
+  const points = [...head]
+  return points.length <= max && head.length === text.length ? text : `${points.slice(0, max - 1).join("")}…`
 }
 
 /** At most this many lines per cell when the table is fitted to the terminal; the last ends with `…`. */
