@@ -214,5 +214,5 @@ describe("mcp-effect types", () => {
       assert.strictEqual(asJson.code, 0, asJson.stderr)
       assert.notMatch(asJson.stdout, HIDDEN)
       assert.strictEqual((JSON.parse(asJson.stdout) as { source: string }).source, printed.stdout)
-    }))
+    }), 180_000) // five runs of the command, a type-check of two modules and two programs, two programs run
 })
