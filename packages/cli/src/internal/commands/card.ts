@@ -3,7 +3,9 @@
  * `--check` whether the live server agrees. URL is a card's URL (a path ending in `/server-card` or `.json`), else
  * an MCP endpoint (its card is at `<endpoint>/server-card`); with `--catalog`, an origin whose catalog is listed.
  * A card is advisory: `--check` believes the live server, and connects where the card says only over https (or
- * http on loopback), with nothing else taken from the card (no header, no credential).
+ * http on loopback), with nothing else taken from the card (no header, no credential: `connectionOptions` strips a
+ * URL's userinfo, fragment and credential-named query parameters). What a card or a catalog says is printed bounded
+ * (each field, each table cell, the whole table: see `print.ts`); `--json` prints it whole (at most the 1 MiB read).
  */
 import { McpDiscovery } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
