@@ -8,6 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { type CardHost, startCardHost } from "@mcp-effect/test-servers/card-host"
 import * as OfficialServer from "@mcp-effect/test-servers/official-server"
 import * as Effect from "effect/Effect"
+import { createServer, request, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { launch, official, run } from "./fixtures/run.js"
 
 const host = Effect.acquireRelease(Effect.promise(() => startCardHost()), (started: CardHost) => Effect.promise(started.close))
@@ -93,5 +95,94 @@ describe("mcp-effect card", () => {
       assert.strictEqual(catalog.code, 0, catalog.stderr)
       assert.match(catalog.stdout, /^urn:air:test:mcp:example\s+.*\/mcp\/server-card$/m)
       assert.match(catalog.stdout, /^urn:air:test:mcp:inline\s+io\.test\/inline\s+\(inline\)$/m)
+    }))
+
+  it.live("--check connects where a card says without the credentials the card carries (issue 33, item 13)", () =>
+    Effect.gen(function*() {
+      const serverUrl = new URL(yield* launch([official, "--http", "--port", "0"]))
+      // A loopback relay in front of the server that notes what each request carried (its URL, its Authorization).
+      const seen: Array<string> = []
+      const relay = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((req, res) => {
+              seen.push(`${req.url ?? ""} ${req.headers.authorization ?? "(no authorization)"}`)
+              const upstream = request(
+                { host: serverUrl.hostname, port: serverUrl.port, path: serverUrl.pathname, method: req.method, headers: req.headers },
+                (answer) => {
+                  res.writeHead(answer.statusCode ?? 502, answer.headers)
+                  answer.pipe(res)
+                }
+              )
+              req.pipe(upstream)
+            })
+            server.listen(0, "127.0.0.1", () => resolve(server))
+          })
+        ),
+        (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+      )
+      const port = (relay.address() as AddressInfo).port
+      const cards = yield* host
+      cards.route("/trap.json", {
+        kind: "json",
+        body: {
+          name: `io.github.mcp-effect/${OfficialServer.SERVER_NAME}`,
+          version: OfficialServer.SERVER_VERSION,
+          remotes: [{ type: "streamable-http", url: `http://card-user:card-s3cret@127.0.0.1:${port}/mcp?api_key=card-k3y&x=1` }]
+        }
+      })
+      const checked = yield* run(["card", `${cards.origin}/trap.json`, "--check", "--json"])
+      assert.strictEqual(checked.code, 0, checked.stderr)
+      assert.deepStrictEqual((JSON.parse(checked.stdout) as Checked).differences, [])
+      assert.isAbove(seen.length, 0)
+      for (const line of seen) {
+        assert.strictEqual(line, "/mcp?x=1 (no authorization)")
+      }
+    }))
+
+  it.live("a hostile catalog (issue 33, item 14): one very long identifier and many entries; what is printed is bounded per field and in total", () =>
+    Effect.gen(function*() {
+      const cards = yield* host
+      const long = `urn:${"x".repeat(600_000)}`
+      const inline = (i: number) => ({
+        identifier: `urn:air:test:mcp:s${i}`,
+        type: "application/mcp-server-card+json",
+        data: { name: `io.test/s${i}`, version: "1.0.0" }
+      })
+      cards.route("/.well-known/ai-catalog.json", {
+        kind: "json",
+        headers: { "content-type": "application/json" },
+        body: {
+          specVersion: "1.0",
+          entries: [
+            { identifier: long, type: "application/mcp-server-card+json", data: { name: `io.test/${"n".repeat(20_000)}`, version: "1" } },
+            ...Array.from({ length: 1500 }, (_, i) => inline(i))
+          ]
+        }
+      })
+      cards.route("/long.json", { kind: "json", body: { name: "io.test/long", version: "1", description: "d".repeat(800_000) } })
+      const card = yield* run(["card", `${cards.origin}/long.json`])
+      assert.strictEqual(card.code, 0, card.stderr)
+      assert.isBelow(card.stdout.length, 5_000)
+      assert.match(card.stdout, /^description:\s+d+…$/m)
+      const listed = yield* run(["card", cards.origin, "--catalog"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.notInclude(listed.stderr, "Invalid string length")
+      // Each field cut (with …), each row padded only to the cut width, and not every row printed.
+      assert.isBelow(listed.stdout.length, 300_000)
+      const lines = listed.stdout.split("\n")
+      assert.isTrue(lines.every((line) => line.length < 1_000), "a line longer than the bounds allow")
+      assert.match(listed.stdout, /^urn:x+… /m)
+      assert.match(listed.stdout, /^urn:air:test:mcp:s0\s+io\.test\/s0\s+\(inline\)$/m)
+      assert.match(listed.stdout, /^… and \d+ more \(--json lists every one\)$/m)
+      // --wide cuts too; --json keeps every entry whole (the document itself is bounded at 1 MiB).
+      const wide = yield* run(["card", cards.origin, "--catalog", "--wide"])
+      assert.strictEqual(wide.code, 0, wide.stderr)
+      assert.isBelow(wide.stdout.length, 300_000)
+      const json = yield* run(["card", cards.origin, "--catalog", "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      const servers = (JSON.parse(json.stdout) as { servers: ReadonlyArray<{ identifier: string }> }).servers
+      assert.strictEqual(servers.length, 1501)
+      assert.strictEqual(servers[0]?.identifier, long)
     }))
 })

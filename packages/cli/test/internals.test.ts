@@ -12,7 +12,7 @@ import { coerceValue, toolArguments } from "../src/internal/commands/arguments.j
 import { mcpLevelOf } from "../src/internal/session/connection.js"
 import { bounded, DEEPER, json, visible } from "../src/internal/terminal/sanitize.js"
 import { splitCommand } from "../src/internal/session/shell.js"
-import { fitWidths, table, wrap } from "../src/internal/terminal/print.js"
+import { clip, fitWidths, MAX_FIELD, MAX_ROWS, MAX_TABLE, table, wrap } from "../src/internal/terminal/print.js"
 
 describe("splitCommand", () => {
   it("whitespace, quotes and escapes", () => {
@@ -140,5 +140,25 @@ describe("tables fitted to a width (issue 28 item 3)", () => {
     const wide = table(["NAME", "PARAMETERS", "DESCRIPTION"], rows, { columns: 40, wide: true }).split("\n")
     assert.strictEqual(wide.length, 3)
     assert.match(wide[2] ?? "", /^echo {2}message: string {2}Echoes back the input string, and says nothing else at all$/)
+  })
+
+  it("clip: at most max code points, the cut marked; astral characters counted as one, never split", () => {
+    assert.strictEqual(clip("short", 10), "short")
+    assert.strictEqual(clip("abcdefghijkl", 5), "abcd…")
+    const emoji = "😀".repeat(1_000_000)
+    const cut = clip(emoji, 10)
+    assert.strictEqual([...cut].length, 10)
+    assert.strictEqual(cut, `${"😀".repeat(9)}…`)
+    assert.strictEqual(clip("😀".repeat(8), 10), "😀".repeat(8)) // 16 UTF-16 units, 8 code points: whole
+  })
+
+  it("table (issue 33, item 14): a cell cut at MAX_FIELD, at most MAX_ROWS rows and MAX_TABLE characters, then how many were left", () => {
+    const long = table(["ID", "NAME"], [["x".repeat(1_000_000), "a"], ["b", "c"]], { wide: true }).split("\n")
+    for (const line of long) assert.isBelow(line.length, MAX_FIELD + 20)
+    const many = table(["ID"], Array.from({ length: MAX_ROWS + 500 }, (_, i) => [`row${i}`]))
+    assert.match(many, new RegExp(`… and 500 more \\(--json lists every one\\)$`))
+    const wide = table(["ID", "TEXT"], Array.from({ length: MAX_ROWS }, (_, i) => [`row${i}`, "t".repeat(MAX_FIELD)]))
+    assert.isBelow(wide.length, MAX_TABLE + 1_000)
+    assert.match(wide, /… and \d+ more \(--json lists every one\)$/)
   })
 })

@@ -5,7 +5,8 @@
  *   extension's earlier `/.well-known/mcp/catalog.json`), with its MCP Server Card entries listed.
  * - `card(url)`: the card at a URL (from a catalog, or `cardUrl(endpoint)`, the `<endpoint>/server-card` location
  *   the extension reserves), asked for as `application/mcp-server-card+json`; `application/json` is accepted too.
- * - `connectionOptions(card)`: the `{ url }` of its Streamable HTTP endpoint, and nothing about credentials.
+ * - `connectionOptions(card)`: the `{ url }` of its Streamable HTTP endpoint, and nothing about credentials (a
+ *   URL's userinfo and credential-named query parameters stripped).
  * - `live(client)` and `compare(card, live)`: where the card contradicts the connected server.
  *
  * Every fetch runs on the `HttpClient` in context (`FetchHttpClient.layer` anywhere, `NodeHttpClient` on Node)
@@ -228,7 +229,8 @@ export type ConnectionOptionsInput = advice.ConnectionOptionsInput
 /**
  * Where to connect, from a card: the first Streamable HTTP remote whose URL variables are filled (from `input`,
  * else the card's non-secret value or default) and whose URL is https (or http on loopback). Never headers,
- * secrets or auth hints. None when the card has no such remote (a card describes remote servers only: there is
+ * secrets or auth hints, and no credential in the URL: its userinfo, its fragment and query parameters named like
+ * credentials (`api_key`, `access_token`, `sig`…) are stripped, and a variable named so is filled only from `input`. None when the card has no such remote (a card describes remote servers only: there is
  * no stdio command in it).
  *
  * @since 0.1.0

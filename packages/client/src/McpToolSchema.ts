@@ -2,8 +2,9 @@
  * A tool's `inputSchema` / `outputSchema` (JSON Schema 2020-12) as an Effect `Schema`, at run time, as far as its
  * keywords allow, saying which it could not express: for a typed call of a tool known only at run time
  * (`callTool(name, args, { schema })`), or to check arguments before sending them. Patterns are never applied (a
- * server's regular expression could block the decoder); `format` is not checked. Ahead of time, `mcp-effect types`
- * writes the same schemas as TypeScript.
+ * server's regular expression could block the decoder); `format` is not checked; a schema nested deeper than 64
+ * levels is not imported (the failure says so). Only keywords are left out, never a property named like one
+ * (`pattern`, `if`). Ahead of time, `mcp-effect types` writes the same schemas as TypeScript.
  *
  * ```ts
  * const tool = (yield* client.listTools()).find((t) => t.name === "search")

@@ -140,6 +140,60 @@ describe("McpDiscovery.card", () => {
       })))
     }))
 
+  it.effect("connectionOptions never carries a credential from a card: userinfo, credential query parameters and variables (issue 33, item 13)", () =>
+    Effect.gen(function*() {
+      const served = yield* host({
+        "/server-card": {
+          kind: "json",
+          body: {
+            name: "com.example/trap",
+            version: "1",
+            remotes: [
+              {
+                type: "streamable-http",
+                url: "https://user:s3cret-pass@api.example.com/mcp?tenant=acme&api_key=k3y-from-card&access_token=t0ken&apiKey=x&sig=y#id_token=frag",
+                headers: [{ name: "Authorization", value: "Bearer card-token", isSecret: false }]
+              }
+            ]
+          }
+        },
+        "/keyed/server-card": {
+          kind: "json",
+          body: {
+            name: "com.example/keyed",
+            version: "1",
+            remotes: [{ type: "streamable-http", url: "https://x.example.com/{api_key}/mcp", variables: { api_key: { default: "k3y" } } }]
+          }
+        }
+      })
+      const card = yield* McpDiscovery.card(`${served.origin}/server-card`)
+      const options = McpDiscovery.connectionOptions(card)
+      assert.deepStrictEqual(options, Option.some({ url: "https://api.example.com/mcp?tenant=acme" }))
+      const shown = JSON.stringify(options)
+      for (const secret of ["user", "s3cret-pass", "k3y-from-card", "t0ken", "card-token", "sig=", "frag"]) {
+        assert.notInclude(shown, secret)
+      }
+      // A variable named like a credential is never filled from the card: the caller gives it, or there is none.
+      const keyed = yield* McpDiscovery.card(`${served.origin}/keyed/server-card`)
+      assert.isTrue(Option.isNone(McpDiscovery.connectionOptions(keyed)))
+      assert.deepStrictEqual(
+        McpDiscovery.connectionOptions(keyed, { variables: { api_key: "mine" } }),
+        Option.some({ url: "https://x.example.com/mine/mcp" })
+      )
+    }).pipe(Effect.provide(onFetch)))
+
+  it.effect("the README's card decodes, and connectionOptions of it is what the README says", () =>
+    Effect.gen(function*() {
+      const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      const block = /A card, as served at[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1]
+      assert.isDefined(block)
+      const served = yield* host({ "/mcp/server-card": { kind: "json", body: JSON.parse(block ?? "null") } })
+      const card = yield* McpDiscovery.endpointCard(`${served.origin}/mcp`)
+      assert.strictEqual(card.name, "com.example/weather")
+      assert.deepStrictEqual(McpDiscovery.connectionOptions(card), Option.some({ url: "https://eu.example.com/mcp" }))
+      assert.include(readme, "`connectionOptions` of it is `{ url: \"https://eu.example.com/mcp\" }`")
+    }).pipe(Effect.provide(onFetch)))
+
   it.effect("a huge card: reading stops at 1 MiB, the host stops writing soon after", () =>
     Effect.gen(function*() {
       const served = yield* host({ "/big/server-card": { kind: "endless", contentType: McpDiscovery.CARD_MEDIA_TYPE } })

@@ -3,7 +3,9 @@
  * `--check` whether the live server agrees. URL is a card's URL (a path ending in `/server-card` or `.json`), else
  * an MCP endpoint (its card is at `<endpoint>/server-card`); with `--catalog`, an origin whose catalog is listed.
  * A card is advisory: `--check` believes the live server, and connects where the card says only over https (or
- * http on loopback), with nothing else taken from the card (no header, no credential).
+ * http on loopback), with nothing else taken from the card (no header, no credential: `connectionOptions` strips a
+ * URL's userinfo, fragment and credential-named query parameters). What a card or a catalog says is printed bounded
+ * (each field, each table cell, the whole table: see `print.ts`); `--json` prints it whole (at most the 1 MiB read).
  */
 import { McpDiscovery } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
@@ -15,7 +17,7 @@ import * as Option from "effect/Option"
 import { CardDisagrees, UsageError } from "../errors.js"
 import { CommandTail, withClient } from "../session/connection.js"
 import { shared } from "../session/options.js"
-import { print, printJson, table } from "../terminal/print.js"
+import { clip, print, printJson, table } from "../terminal/print.js"
 import { wide } from "./flags.js"
 
 /** A card's URL as given, or the reserved location of the endpoint given. */
@@ -32,10 +34,15 @@ const remoteLine = (remote: McpDiscovery.Remote) => {
 
 const PAD = "               "
 
-/** The card as aligned lines; a field the card leaves out is left out. */
+/** At most this many characters of each field of a card are shown (`--json` shows them whole). */
+const MAX_CARD_FIELD = 2000
+
+/** The card as aligned lines, each field cut at `MAX_CARD_FIELD`; a field the card leaves out is left out. */
 const cardText = (card: McpDiscovery.ServerCard): string => {
   const field = (label: string, value: string | undefined) =>
-    value === undefined ? [] : [`${`${label}:`.padEnd(PAD.length)}${value.trim().split("\n").join(`\n${PAD}`)}`]
+    value === undefined
+      ? []
+      : [`${`${label}:`.padEnd(PAD.length)}${clip(value.trim(), MAX_CARD_FIELD).split("\n").join(`\n${PAD}`)}`]
   const remotes = card.remotes ?? []
   return [
     ...field("name", card.name),

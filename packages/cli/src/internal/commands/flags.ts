@@ -10,6 +10,6 @@ export const keyValues = (description: string) =>
 
 /** `--wide` of the commands that print a table. */
 export const wide = Flag.Boolean("wide").pipe(
-  Flag.withDescription("every cell whole on one line (by default the table fits the terminal: columns shrink, cells wrap)"),
+  Flag.withDescription("every cell on one line, cut only past 400 characters (by default the table fits the terminal: columns shrink, cells wrap)"),
   Flag.withDefault(false)
 )

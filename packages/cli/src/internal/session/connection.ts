@@ -224,7 +224,11 @@ export interface Connected {
 export const withClient = <A, E, R>(
   options: SessionOptions,
   use: (client: McpClient.Service, status: Status.StatusLine, startedAt: number) => Effect.Effect<A, E, R>,
-  settings: { readonly progress?: boolean } = {}
+  settings: {
+    readonly progress?: boolean
+    /** The client options as the command wants them (`types` declares only the capabilities asked for). */
+    readonly client?: (options: McpClient.ClientOptions) => McpClient.ClientOptions
+  } = {}
 ): Effect.Effect<A, E | UsageError | McpClientError | ConnectTimeoutError, R | CommandTail | Prompt.Environment> =>
   Effect.gen(function*() {
     const entry = yield* entryOf(options)
@@ -232,7 +236,8 @@ export const withClient = <A, E, R>(
     const status = Status.make()
     const asks = yield* interaction(options, status)
     const tasks = TaskStatus.make(status)
-    const hooks = yield* clientOptions(options, asks, settings.progress === true, tasks)
+    const made = yield* clientOptions(options, asks, settings.progress === true, tasks)
+    const hooks = settings.client === undefined ? made : settings.client(made)
     // Pinning is on when a pins file is given (`--pins`, `MCP_EFFECT_PINS`) on a command that takes it.
     const pins = pinningOf(entry, options)
     const client: McpClient.ClientOptions = pins === undefined ? hooks : { ...hooks, pinning: pins }

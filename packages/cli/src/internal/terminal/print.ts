@@ -16,6 +16,27 @@ export const print = (text: string): Effect.Effect<void> => Console.log(sanitize
 
 const width = (text: string) => [...text].length
 
+/**
+ * At most this many characters of a field a server (or a document) supplied are shown, the cut marked with `…`;
+ * `--json` shows it whole. A catalog's 600,000-character identifier would otherwise widen every row of its table.
+ */
+export const MAX_FIELD = 400
+
+/** At most this many rows of a table are shown, and at most `MAX_TABLE` characters in all; then how many were left. */
+export const MAX_ROWS = 1000
+
+/** At most this many characters of a table are shown (rows past it are counted, not shown). */
+export const MAX_TABLE = 256 * 1024
+
+/** `text` cut to `max` characters (code points), the cut marked with `…`. */
+export const clip = (text: string, max: number = MAX_FIELD): string => {
+  if (text.length <= max) return text
+  // 2 (max + 1) UTF-16 units hold at least max + 1 code points, unless the text ends first.
+  const head = text.slice(0, 2 * (max + 1))
+  const points = [...head]
+  return points.length <= max && head.length === text.length ? text : `${points.slice(0, max - 1).join("")}…`
+}
+
 /** At most this many lines per cell when the table is fitted to the terminal; the last ends with `…`. */
 const MAX_CELL_LINES = 3
 /** No column is shrunk below this (or its header, if narrower). */
@@ -23,7 +44,7 @@ const MIN_COLUMN = 10
 const GAP = 2
 
 export interface TableOptions {
-  /** Every cell whole on one line, however wide the table (`--wide`). */
+  /** Every cell on one line, however wide the table (`--wide`); still cut at `MAX_FIELD`. */
   readonly wide?: boolean | undefined
   /** The width to fit: the terminal's by default; not fitted when stdout is not a terminal. */
   readonly columns?: number | undefined
@@ -90,8 +111,10 @@ const pad = (text: string, to: number) => text + " ".repeat(Math.max(0, to - wid
 
 /**
  * Columns padded to their widest cell. At a terminal the table fits its width: the columns are shrunk (the
- * widest first) and their cells wrapped in them; `wide` keeps every cell whole on one line. Not at a terminal
- * (a pipe, a file) nothing is cut.
+ * widest first) and their cells wrapped in them; `wide` keeps every cell on one line. Not at a terminal (a pipe,
+ * a file) nothing is wrapped. Everywhere, a cell is cut at `MAX_FIELD` characters and the table at `MAX_ROWS`
+ * rows or `MAX_TABLE` characters, a last line saying how many rows were left out: what a server or a published
+ * document supplies is bounded when it is shown (`--json` shows it whole).
  */
 export const table = (
   headers: ReadonlyArray<string>,
@@ -99,8 +122,10 @@ export const table = (
   options: TableOptions = {}
 ): string => {
   if (cells.length === 0) return "(none)"
-  // Made visible and on one line before they are measured, so the columns line up with what is shown.
-  const rows = cells.map((row) => headers.map((_, i) => sanitize.visible(row[i] ?? "").replace(/\s+/g, " ").trim()))
+  // Cut, made visible and on one line before they are measured, so the columns line up with what is shown.
+  const rows = cells.slice(0, MAX_ROWS).map((row) =>
+    headers.map((_, i) => sanitize.visible(clip(row[i] ?? "")).replace(/\s+/g, " ").trim())
+  )
   const terminal = process.stdout.isTTY === true ? process.stdout.columns : undefined
   const columns = options.wide === true ? Number.POSITIVE_INFINITY : options.columns ?? terminal ?? Number.POSITIVE_INFINITY
   const natural = headers.map((header, i) => Math.max(width(header), ...rows.map((row) => width(row[i] ?? ""))))
@@ -112,7 +137,18 @@ export const table = (
     const height = Math.max(...wrapped.map((lines) => lines.length))
     return Array.from({ length: height }, (_, k) => line(wrapped.map((lines) => lines[k] ?? ""))).join("\n")
   }
-  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(render)].join("\n")
+  const out = [line(headers), line(widths.map((w) => "-".repeat(w)))]
+  let size = out[0]?.length ?? 0
+  let shown = 0
+  for (const row of rows) {
+    const rendered = render(row)
+    size += rendered.length + 1
+    if (size > MAX_TABLE) break
+    out.push(rendered)
+    shown++
+  }
+  if (shown < cells.length) out.push(`… and ${cells.length - shown} more (--json lists every one)`)
+  return out.join("\n")
 }
 
 /** An error's own fields as JSON (errors inside it as `{ tag, message }`), without its stack. */

@@ -17,6 +17,7 @@ import type {
 } from "../../McpClient.js"
 import { type McpClientError, McpToolResultError } from "../../McpError.js"
 import type { CallToolResult, JsonObject } from "../../McpSchema.js"
+import { MAX_DEPTH, measure } from "../outputSchema.js"
 
 type Untyped = (
   name: string,
@@ -57,6 +58,17 @@ const decoded = <A, R>(name: string, result: CallToolResult, schema: Schema.Deco
   if (result.structuredContent === undefined) {
     return Effect.fail(
       new McpToolResultError({ tool: name, reason: "NoStructuredContent", detail: "the answer has no structuredContent" })
+    )
+  }
+  // Bounded before the decoder walks it: a server's 100,000 levels would overflow the stack of any schema that
+  // recurses (a tree), an untagged defect instead of this error.
+  if (measure(result.structuredContent, Number.POSITIVE_INFINITY) === "too-deep") {
+    return Effect.fail(
+      new McpToolResultError({
+        tool: name,
+        reason: "Decode",
+        detail: `structuredContent is nested deeper than ${MAX_DEPTH} levels: not decoded`
+      })
     )
   }
   return Schema.decodeUnknownEffect(schema)(result.structuredContent).pipe(

@@ -26,6 +26,17 @@ export interface ConnectionOptionsInput {
 }
 
 /**
+ * A name that says its value is a credential (`api_key`, `access_token`, `client-secret`, `password`, `auth`,
+ * `sig`): such a URL variable is never filled from the card, and such a query parameter is dropped from a card's
+ * URL. A card is a public document; a credential in it is either a leak or a trap (the card's author's account).
+ */
+const credentialLike = (name: string): boolean =>
+  /(?:^|[_\-.])(?:token|key|apikey|secret|password|passwd|pwd|auth|authorization|credentials?|signature|sig|session)$/i
+    .test(name) ||
+  /[a-z](?:Key|Token|Secret|Password|Auth|Signature)$/.test(name) ||
+  name.toLowerCase() === "code"
+
+/**
  * A remote's URL with its `{name}` variables filled: from `variables`, else the card's pre-set `value` or
  * `default` (never for a variable the card marks secret); undefined when one stays unfilled.
  */
@@ -35,26 +46,36 @@ const fillUrl = (remote: Remote, variables: Readonly<Record<string, string>>): s
     const given = variables[name]
     if (given !== undefined) return encodeURIComponent(given)
     const declared = remote.variables?.[name]
-    const fromCard = declared === undefined || declared.isSecret === true ? undefined : declared.value ?? declared.default
+    const fromCard = declared === undefined || declared.isSecret === true || credentialLike(name)
+      ? undefined
+      : declared.value ?? declared.default
     if (fromCard === undefined) missing = true
     return fromCard === undefined ? "" : encodeURIComponent(fromCard)
   })
   return missing ? undefined : filled
 }
 
+/**
+ * The URL if it is https (or http on loopback), without what would carry a credential: the userinfo
+ * (`https://user:secret@host/`), query parameters named like credentials, and the fragment. Stripped, not
+ * refused: the endpoint is still the card's to name, its credentials never are.
+ */
 const usableUrl = (text: string | undefined): string | undefined => {
-  if (text === undefined) return undefined
-  try {
-    const url = new URL(text)
-    return isSecure(url) ? url.href : undefined
-  } catch {
-    return undefined
-  }
+  if (text === undefined || !URL.canParse(text)) return undefined
+  const url = new URL(text)
+  if (!isSecure(url)) return undefined
+  url.username = ""
+  url.password = ""
+  // A fragment means nothing to an endpoint and is where implicit-grant tokens travel (`#access_token=`).
+  url.hash = ""
+  for (const name of [...url.searchParams.keys()]) if (credentialLike(name)) url.searchParams.delete(name)
+  return url.href
 }
 
 /**
  * The first Streamable HTTP remote of the card whose URL can be filled and is https (or http on loopback).
- * Headers, variables marked secret and auth hints are left out on purpose: credentials come from the user or
+ * Headers, variables marked secret or named like credentials, a URL's userinfo, query parameters named like
+ * credentials and auth hints are left out on purpose: credentials come from the user or
  * the OAuth flow, never from a document anyone can publish. A card describes remote servers only, so there is
  * no stdio command to give.
  *
