@@ -1,0 +1,125 @@
+/**
+ * Reading a cassette, bounded: the text at most `maxBytes`, each line at most `maxLineBytes`, each value nested
+ * at most `maxDepth` deep (a line is measured before it is parsed, and walked with a stack of its own after),
+ * so a hostile or broken file is an `McpCassetteError` naming the line, never a hang or an overflow.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import { McpCassetteError } from "../../McpCassetteError.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
+import { type Cassette, type Entry, FORMAT, type Header, VERSION } from "./model.js"
+
+/** @internal */
+export interface Bounds {
+  /** The whole text (default 64 MiB). */
+  readonly maxBytes?: number | undefined
+  /** One line (default 16 MiB, the largest message a transport takes). */
+  readonly maxLineBytes?: number | undefined
+  /** Nesting of a line's JSON (default 64). */
+  readonly maxDepth?: number | undefined
+}
+
+interface Limits {
+  readonly maxBytes: number
+  readonly maxLineBytes: number
+  readonly maxDepth: number
+}
+
+/** @internal */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+/** @internal */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+/** @internal */
+export const DEFAULT_MAX_DEPTH = 64
+
+const depthOf = (value: unknown, max: number): number => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  let deepest = 0
+  while (stack.length > 0) {
+    const top = stack.pop()
+    if (top === undefined || typeof top.value !== "object" || top.value === null) continue
+    if (top.depth > deepest) deepest = top.depth
+    if (deepest > max) return deepest
+    for (const item of Object.values(top.value)) stack.push({ value: item, depth: top.depth + 1 })
+  }
+  return deepest
+}
+
+const fail = (reason: McpCassetteError["reason"], detail: string, path: string | undefined, line?: number) =>
+  new McpCassetteError({ reason, detail, ...(path === undefined ? {} : { path }), ...(line === undefined ? {} : { line }) })
+
+const parseLine = (text: string, at: number, path: string | undefined, bounds: Limits) =>
+  Effect.gen(function*() {
+    if (text.length > bounds.maxLineBytes) {
+      return yield* fail("Bounds", `a line longer than ${bounds.maxLineBytes} bytes`, path, at)
+    }
+    const value = yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () => fail("Format", "a line that is not JSON", path, at)
+    })
+    if (depthOf(value, bounds.maxDepth) > bounds.maxDepth) {
+      return yield* fail("Bounds", `a value nested deeper than ${bounds.maxDepth}`, path, at)
+    }
+    if (!isRecord(value)) return yield* fail("Format", "a line that is not a JSON object", path, at)
+    return value
+  })
+
+const header = (value: JsonObject, path: string | undefined) =>
+  Effect.gen(function*() {
+    if (value["format"] !== FORMAT) {
+      return yield* fail("Format", `not a cassette (line 1 has no "format": "${FORMAT}")`, path, 1)
+    }
+    if (value["version"] !== VERSION) {
+      return yield* fail("Version", `format version ${JSON.stringify(value["version"])}; this reader knows ${VERSION}`, path, 1)
+    }
+    const transport = value["transport"]
+    if (transport !== "stdio" && transport !== "http" && transport !== "memory") {
+      return yield* fail("Format", "the header has no transport (stdio, http or memory)", path, 1)
+    }
+    // The other fields are descriptive: what is missing is read as unknown.
+    return value as unknown as Header
+  })
+
+const entry = (value: JsonObject, at: number, path: string | undefined) =>
+  Effect.gen(function*() {
+    const t = value["t"]
+    const from = value["from"]
+    if (typeof t !== "number" || !Number.isFinite(t) || t < 0) {
+      return yield* fail("Format", "a message line without a time offset \"t\" (milliseconds, 0 or more)", path, at)
+    }
+    if (from !== "client" && from !== "server") {
+      return yield* fail("Format", "a message line whose \"from\" is neither client nor server", path, at)
+    }
+    const message = value["message"]
+    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
+      return yield* fail("Format", "a message line without a JSON-RPC 2.0 \"message\"", path, at)
+    }
+    return value as unknown as Entry
+  })
+
+/**
+ * The cassette in `text` (`path` names it in errors).
+ *
+ * @internal
+ */
+export const parse = (text: string, path?: string, options?: Bounds): Effect.Effect<Cassette, McpCassetteError> =>
+  Effect.gen(function*() {
+    const bounds: Limits = {
+      maxBytes: options?.maxBytes ?? DEFAULT_MAX_BYTES,
+      maxLineBytes: options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      maxDepth: options?.maxDepth ?? DEFAULT_MAX_DEPTH
+    }
+    if (text.length > bounds.maxBytes) return yield* fail("Bounds", `larger than ${bounds.maxBytes} bytes`, path)
+    const lines = text.split("\n")
+    const first = lines[0] ?? ""
+    if (first.trim() === "") return yield* fail("Format", "empty: no header line", path, 1)
+    const head = yield* header(yield* parseLine(first, 1, path, bounds), path)
+    const entries: Array<Entry> = []
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i] ?? ""
+      if (line.trim() === "") continue
+      entries.push(yield* entry(yield* parseLine(line, i + 1, path, bounds), i + 1, path))
+    }
+    return { header: head, entries }
+  })
