@@ -127,7 +127,8 @@ export class Recorder {
     const header: Header = {
       format: FORMAT,
       version: VERSION,
-      recordedAt: this.startedAt ?? new Date(0).toISOString(),
+      // Nothing recorded yet: the time the cassette is taken.
+      recordedAt: this.startedAt ?? new Date().toISOString(),
       recorder: { name: "mcp-effect", version: CLIENT_VERSION },
       server: this.server === null ? null : this.redactor.message(this.server, removed),
       era: this.era,
