@@ -9,7 +9,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import { TestClock } from "effect/testing"
 import { advance } from "./fixtures/testClock.js"
 
 const SECRET = "sk-live-1234567890abcdef"
