@@ -166,6 +166,30 @@ describe("mcp-effect record / replay / verify", () => {
       assert.deepStrictEqual(replayed, live)
     }), 60_000)
 
+  it.live("HTTP (modern era): two sessions of our client recorded through record --url; replay --http answers them in turn at the recorded pacing; verify --url finds them the same", () =>
+    Effect.gen(function*() {
+      const file = path.join(tmp(), "modern.ndjson")
+      const upstream = yield* launch([official, "--http", "--port", "0", "--era", "modern"])
+      const recorder = yield* startPrintingUrl(["record", file, "--url", upstream])
+      const add = yield* run(["call", "add", "a=1", "b=2", "--json", "--url", recorder.url])
+      const slow = yield* run(["call", "slow", "ms=300", "steps=3", "--json", "--url", recorder.url])
+      assert.deepStrictEqual([add.code, slow.code], [0, 0])
+      assert.strictEqual(yield* interrupt(recorder.child), 130)
+      const [header] = lines(file)
+      assert.deepInclude(header, { era: "modern", transport: "http", protocolVersion: "2026-07-28" })
+
+      const replay = yield* startPrintingUrl(["replay", file, "--http"])
+      const again = yield* run(["call", "add", "a=1", "b=2", "--json", "--url", replay.url])
+      const started = Date.now()
+      const slowAgain = yield* run(["call", "slow", "ms=300", "steps=3", "--json", "--url", replay.url])
+      // The recorded pacing: the slow call's 300 ms are waited again.
+      assert.isAtLeast(Date.now() - started, 300)
+      assert.deepStrictEqual([again.stdout, slowAgain.stdout], [add.stdout, slow.stdout])
+
+      const verified = yield* run(["verify", file, "--url", upstream])
+      assert.deepStrictEqual([verified.code, verified.stdout], [0, "same: 6 requests answered as recorded\n"])
+    }), 60_000)
+
   it.live("verify: 0 against the same server, 1 naming the changed tool and field (--json too), 3 when it cannot run", () =>
     Effect.gen(function*() {
       const file = path.join(tmp(), "scripted.ndjson")

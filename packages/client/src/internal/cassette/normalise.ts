@@ -33,14 +33,21 @@ export const normalisedKinds = (options: NormaliseOptions | undefined): Readonly
   ...(options?.timestamps === true ? ["timestamps"] : [])
 ]
 
-/** Map of actual values to stable ones, numbered in order of first sight. */
+/**
+ * Actual values to stable ones, numbered in order. `of` gives a value seen before its number again (session
+ * ids); `fresh` numbers every occurrence anew (request ids and progress tokens, which a client reuses from one
+ * connection to the next), and `known` finds the newest number of a value.
+ */
 class Numbering {
   private readonly seen = new Map<string, string | number>()
+  private count = 0
   constructor(private readonly make: (n: number) => string | number) {}
   of(value: unknown): string | number {
-    const key = JSON.stringify(value)
-    let stable = this.seen.get(key)
-    if (stable === undefined) this.seen.set(key, stable = this.make(this.seen.size + 1))
+    return this.known(value) ?? this.fresh(value)
+  }
+  fresh(value: unknown): string | number {
+    const stable = this.make(++this.count)
+    this.seen.set(JSON.stringify(value), stable)
     return stable
   }
   known(value: unknown): string | number | undefined {
@@ -105,7 +112,7 @@ export class Normaliser {
     // A request gets the next number of its side; an answer takes its request's (the other side's).
     const own = from === "client" ? this.clientIds : this.serverIds
     const other = from === "client" ? this.serverIds : this.clientIds
-    const id = isRequest ? own.of(message["id"]) : other.known(message["id"]) ?? message["id"]
+    const id = isRequest ? own.fresh(message["id"]) : other.known(message["id"]) ?? message["id"]
     return { ...message, id }
   }
 
@@ -113,9 +120,13 @@ export class Normaliser {
     const params = message["params"]
     if (!isRecord(params)) return message
     let out: JsonObject = params
-    if (isRecord(out["_meta"])) out = { ...out, _meta: cleanMeta(out["_meta"], (t) => this.tokens.of(t)) }
+    // A request's token is numbered anew; a progress notification takes the newest number of its token.
+    const token = from === "client" && "id" in message
+      ? (t: unknown) => this.tokens.fresh(t)
+      : (t: unknown) => this.tokens.known(t) ?? t
+    if (isRecord(out["_meta"])) out = { ...out, _meta: cleanMeta(out["_meta"], token) }
     if (message["method"] === "notifications/progress" && "progressToken" in out) {
-      out = { ...out, progressToken: this.tokens.of(out["progressToken"]) }
+      out = { ...out, progressToken: token(out["progressToken"]) }
     }
     if (from === "client" && message["method"] === "initialize" && isRecord(out["clientInfo"])) {
       out = { ...out, clientInfo: { name: NORMALISED, version: NORMALISED } }

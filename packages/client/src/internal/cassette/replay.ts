@@ -87,6 +87,21 @@ export class ReplaySession {
     return run
   }
 
+  /**
+   * A client that connects again: its handshake moves the replay to the next recorded handshake of the same
+   * method (a cassette of several sessions replays them in turn), or back to the first one (a client run again
+   * against a cassette of one session). None recorded: the replay stays where it is.
+   */
+  private handshake(message: JsonObject): void {
+    if (this.entries[this.cursor]?.message["method"] === message["method"]) return
+    const same = (e: Entry) => e.from === "client" && e.message["method"] === message["method"]
+    let at = this.entries.findIndex((e, i) => i >= this.cursor && same(e))
+    if (at === -1) at = this.entries.findIndex(same)
+    if (at === -1) return
+    this.cursor = at
+    this.carried = []
+  }
+
   /** Skip what the client need not send before `message`: recorded notifications, refused probes. */
   private skipOptional(message: JsonObject): void {
     for (;;) {
@@ -127,6 +142,9 @@ export class ReplaySession {
       }
       this.cursor++
       return { entries: this.takeServerRun(), anchor: next.t, handshake: HANDSHAKE.has(String(message["method"])) }
+    }
+    if (isRequest(message) && (message["method"] === "initialize" || message["method"] === "server/discover")) {
+      this.handshake(message)
     }
     this.skipOptional(message)
     const expected = this.entries[this.cursor]

@@ -11,7 +11,9 @@
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as Exit from "effect/Exit"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
 import type { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import type { McpAuthError } from "../../McpAuthError.js"
 import { isRecord, type JsonObject, MetaKey, type OutboundMessage } from "../../McpSchema.js"
@@ -116,28 +118,76 @@ const compareAnswer = (entry: Entry, line: number, recorded: unknown, live: unkn
 
 type VerifyError = McpTransportError | McpAuthError | McpServerGoneError | McpClosedError
 
-/** Run the cassette's client side against the server of the `McpTransport`. @internal */
+const HANDSHAKE: ReadonlySet<string> = new Set(["initialize", "server/discover"])
+
+/**
+ * Run the cassette's client side against the server of the `McpTransport`. Each recorded session (a handshake
+ * after other requests starts one) gets a connection of its own, the previous one closed first.
+ *
+ * @internal
+ */
 export const verify = (
   cassette: Cassette,
   options?: VerifyOptions
 ): Effect.Effect<Report, VerifyError, McpTransport | Scope.Scope> =>
   Effect.gen(function*() {
     const transport = yield* McpTransport
-    const connection = yield* transport.connect
     const entries = cassette.entries
     const normaliser = new Normaliser({ timestamps: cassette.header.normalised.includes("timestamps") })
-    const waiting = new Map<string, Deferred.Deferred<JsonObject>>()
     const context: SendContext = {
       era: cassette.header.era ?? undefined,
       protocolVersion: cassette.header.protocolVersion ?? undefined
     }
+    const timeout = Duration.fromInputUnsafe(options?.timeout ?? "30 seconds")
     const answerServer = serverAnswers(entries)
-    const pending: Array<Effect.Effect<void, VerifyError>> = []
-    yield* connection.receive({
+    let session = yield* open(transport, answerServer, context)
+    let inSession = false
+    const changes: Array<Change> = []
+    let requests = 0
+    for (const [index, entry] of entries.entries()) {
+      const method = entry.message["method"]
+      if (entry.from !== "client" || typeof method !== "string") continue
+      if (HANDSHAKE.has(method) && inSession) {
+        yield* Scope.close(session.scope, Exit.void)
+        session = yield* open(transport, answerServer, context)
+      }
+      inSession = !HANDSHAKE.has(method) && method !== "notifications/initialized"
+      const message = resend(entry.message) as OutboundMessage
+      if (!("id" in message)) {
+        yield* session.connection.send(message, context)
+        continue
+      }
+      requests++
+      const live = yield* session.exchange(message, timeout)
+      const line = index + 2
+      if (live === undefined) {
+        changes.push({ request: method, line, kind: "no-answer", detail: `${method}: no answer within ${Duration.format(timeout)}` })
+        continue
+      }
+      const recorded = entries.find((e) => e.from === "server" && !("method" in e.message) && e.message["id"] === message.id)
+      if (recorded === undefined) continue
+      changes.push(...compareAnswer(entry, line, answerOf(recorded.message), answerOf(normaliser.message("server", live))))
+    }
+    yield* Scope.close(session.scope, Exit.void)
+    return { same: changes.length === 0, requests, changes }
+  })
+
+/** One connection of a verification, in a scope of its own: `exchange` sends a request and awaits its answer. */
+const open = (
+  transport: McpTransport["Service"],
+  answerServer: (request: JsonObject) => OutboundMessage,
+  context: SendContext
+) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const connection = yield* Scope.provide(transport.connect, scope)
+    const waiting = new Map<string, Deferred.Deferred<JsonObject>>()
+    const replies = yield* Queue.unbounded<OutboundMessage>()
+    yield* Scope.provide(connection.receive({
       message: (message) => {
         if (!isRecord(message)) return
         if (typeof message["method"] === "string" && message["id"] !== undefined) {
-          pending.push(connection.send(answerServer(message), context))
+          Queue.offerUnsafe(replies, answerServer(message))
           return
         }
         const deferred = waiting.get(JSON.stringify(message["id"]))
@@ -145,36 +195,24 @@ export const verify = (
       },
       malformed: () => {},
       failed: () => {}
-    })
-    const changes: Array<Change> = []
-    let requests = 0
-    const timeout = Duration.fromInputUnsafe(options?.timeout ?? "30 seconds")
-    for (const [index, entry] of entries.entries()) {
-      if (entry.from !== "client" || typeof entry.message["method"] !== "string") continue
-      const line = index + 2
-      const message = resend(entry.message)
-      if (!("id" in message)) {
-        yield* connection.send(message as OutboundMessage, context)
-        continue
-      }
-      requests++
-      const deferred = yield* Deferred.make<JsonObject>()
-      waiting.set(JSON.stringify(message["id"]), deferred)
-      yield* connection.send(message as OutboundMessage, context)
-      const live = yield* Deferred.await(deferred).pipe(
-        Effect.raceFirst(Effect.andThen(Effect.sleep(timeout), Effect.succeed(undefined))),
-        Effect.raceFirst(Effect.flatMap(connection.ended, Effect.fail))
-      )
-      yield* Effect.all(pending.splice(0), { discard: true })
-      const recorded = entries.find((e) => e.from === "server" && !("method" in e.message) && e.message["id"] === entry.message["id"])
-      if (live === undefined) {
-        changes.push({ request: String(entry.message["method"]), line, kind: "no-answer", detail: `${entry.message["method"]}: no answer within ${Duration.format(timeout)}` })
-        continue
-      }
-      if (recorded === undefined) continue
-      changes.push(...compareAnswer(entry, line, answerOf(recorded.message), answerOf(normaliser.message("server", live))))
-    }
-    return { same: changes.length === 0, requests, changes }
+    }), scope)
+    // The server's own requests are answered as they come, while the request that caused them waits.
+    yield* Queue.take(replies).pipe(
+      Effect.flatMap((reply) => Effect.ignore(connection.send(reply, context))),
+      Effect.forever,
+      Effect.forkIn(scope)
+    )
+    const exchange = (message: OutboundMessage & { readonly id: unknown }, timeout: Duration.Duration) =>
+      Effect.gen(function*() {
+        const deferred = yield* Deferred.make<JsonObject>()
+        waiting.set(JSON.stringify(message.id), deferred)
+        yield* connection.send(message, context)
+        return yield* Deferred.await(deferred).pipe(
+          Effect.raceFirst(Effect.as(Effect.sleep(timeout), undefined)),
+          Effect.raceFirst(Effect.flatMap(connection.ended, Effect.fail))
+        )
+      })
+    return { scope, connection, exchange }
   })
 
 /** The recorded client answer to a server request like `request` (by method, in order), or a refusal. */
