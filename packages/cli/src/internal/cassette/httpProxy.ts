@@ -7,12 +7,9 @@
 import type { McpCassette } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as loopback from "./loopback.js"
 import { messagesOf, sseParser } from "./sse.js"
-
-/** The largest request body taken from the host, and JSON answer read to record. */
-const MAX_BODY = 16 * 1024 * 1024
 
 /** Hop-by-hop headers and those `fetch` rewrites: never forwarded. */
 const HOP: ReadonlySet<string> = new Set([
@@ -28,21 +25,6 @@ const headersOf = (raw: IncomingMessage["headers"]): Record<string, string> => {
   return out
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY) {
-        req.destroy()
-        resolve(undefined)
-      } else chunks.push(chunk)
-    })
-    req.on("end", () => resolve(Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
-
 interface Proxy {
   readonly upstream: URL
   readonly headers: Readonly<Record<string, string>>
@@ -51,7 +33,7 @@ interface Proxy {
 }
 
 const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  const body = await readBody(req)
+  const body = await loopback.readBody(req)
   if (body === undefined) {
     res.writeHead(413).end()
     return
@@ -63,8 +45,12 @@ const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse):
   }
   const abort = new AbortController()
   res.once("close", () => abort.abort())
-  const url = new URL(proxy.upstream)
-  url.search = new URL(req.url ?? "/", "http://x").search
+  // The MCP endpoint to the upstream's; any other path (metadata a host looks up) to the same path there.
+  const incoming = new URL(req.url ?? "/", "http://x")
+  const url = incoming.pathname === proxy.upstream.pathname
+    ? new URL(proxy.upstream)
+    : new URL(incoming.pathname, proxy.upstream.origin)
+  url.search = incoming.search
   const answer = await fetch(url, {
     method,
     headers,
@@ -89,41 +75,24 @@ const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse):
     for await (const chunk of answer.body) {
       res.write(chunk)
       if (feed !== undefined) feed(decoder.decode(chunk, { stream: true }))
-      else if ((size += chunk.length) <= MAX_BODY) kept.push(Buffer.from(chunk))
+      else if ((size += chunk.length) <= loopback.MAX_BODY) kept.push(Buffer.from(chunk))
     }
   }
-  if (feed === undefined && size <= MAX_BODY) record(Buffer.concat(kept).toString("utf8"))
+  if (feed === undefined && size <= loopback.MAX_BODY) record(Buffer.concat(kept).toString("utf8"))
   res.end()
 }
 
 /**
  * The proxy, listening on 127.0.0.1 (`port`, 0 for a free one) at the upstream's path, for the life of the
- * scope; its URL.
+ * scope; its URL. An upstream that cannot be reached is a 502 saying so.
  */
-export const listen = (
-  proxy: Proxy,
-  port: number
-): Effect.Effect<string, Error, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<{ url: string; close: () => Promise<void> }, Error>((resume) => {
-      const server = createServer((req, res) => {
-        forward(proxy, req, res).catch((error: unknown) => {
-          if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" })
-          res.end(`mcp-effect record: the server could not be reached: ${error instanceof Error ? error.message : String(error)}`)
-        })
-      })
-      server.once("error", (error) => resume(Effect.fail(error)))
-      server.listen(port, "127.0.0.1", () => {
-        const { port: bound } = server.address() as AddressInfo
-        resume(Effect.succeed({
-          url: `http://127.0.0.1:${bound}${proxy.upstream.pathname}`,
-          close: () =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections()
-              server.close(() => resolve())
-            })
-        }))
-      })
-    }),
-    ({ close }) => Effect.promise(close)
-  ).pipe(Effect.map(({ url }) => url))
+export const listen = (proxy: Proxy, port: number): Effect.Effect<string, Error, Scope.Scope> =>
+  loopback.listen(
+    (req, res) =>
+      forward(proxy, req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" })
+        res.end(`mcp-effect record: the server could not be reached: ${error instanceof Error ? error.message : String(error)}`)
+      }),
+    port,
+    proxy.upstream.pathname
+  )

@@ -10,12 +10,10 @@ import type { McpCassette } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as loopback from "./loopback.js"
 import * as ReplaySession from "./replaySession.js"
 import { messagesOf } from "./sse.js"
-
-const MAX_BODY = 16 * 1024 * 1024
 
 /** Where the replay's messages go: the open event streams of requests (by request id, newest last), GETs. */
 interface Streams {
@@ -38,20 +36,6 @@ const route = (streams: Streams, message: Record<string, unknown>) => {
   const newest = [...streams.pending.values()].at(-1) ?? [...streams.get].at(-1)
   if (newest !== undefined) event(newest, message)
 }
-
-const readBody = (req: IncomingMessage): Promise<string | undefined> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      if ((size += chunk.length) > MAX_BODY) {
-        req.destroy()
-        resolve(undefined)
-      } else chunks.push(chunk)
-    })
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", () => resolve(undefined))
-  })
 
 /** Serve the cassette on 127.0.0.1:`port`, for the life of the scope; its URL. */
 export const serve = (
@@ -84,8 +68,8 @@ export const serve = (
         return
       }
       if (req.method !== "POST") return void res.writeHead(405).end()
-      const body = await readBody(req)
-      const messages = body === undefined ? [] : messagesOf(body)
+      const body = await loopback.readBody(req)
+      const messages = body === undefined ? [] : messagesOf(body.toString("utf8"))
       const opens = legacy && messages[0]?.["method"] === "initialize"
       if (typeof header === "string" && !known) {
         return void res.writeHead(404, { "content-type": "application/json" }).end(
@@ -107,28 +91,5 @@ export const serve = (
       for (const message of messages) await run(replay.offer(message))
     }
 
-    return yield* Effect.acquireRelease(
-      Effect.callback<{ url: string; close: () => Promise<void> }, Error>((resume) => {
-        const server = createServer((req, res) => {
-          handle(req, res).catch(() => {
-            if (!res.headersSent) res.writeHead(500)
-            res.end()
-          })
-        })
-        server.once("error", (error) => resume(Effect.fail(error)))
-        server.listen(port, "127.0.0.1", () => {
-          const { port: bound } = server.address() as AddressInfo
-          resume(Effect.succeed({
-            url: `http://127.0.0.1:${bound}${path}`,
-            close: () =>
-              new Promise<void>((resolve) => {
-                server.closeAllConnections()
-                server.close(() => resolve())
-              })
-          }))
-        })
-      }),
-      ({ close: stop }) => Effect.promise(stop)
-    ).pipe(Effect.map(({ url }) => url))
+    return yield* loopback.listen(handle, port, path)
   })
-

@@ -7,6 +7,7 @@ import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
+import { isRecord, type OutboundMessage } from "@mcp-effect/client/McpSchema"
 import { visible } from "../terminal/sanitize.js"
 
 /** The longest line taken from the host: the library's largest message. */
@@ -60,14 +61,19 @@ export const readLines = <E>(onLine: (line: string) => Effect.Effect<void, E>): 
     yield* Stream.fromQueue(lines).pipe(Stream.runForEach(onLine))
   }).pipe(Effect.scoped)
 
-/** A line as a JSON object, or why not. */
-export const parseMessage = (line: string): Record<string, unknown> | string => {
+/** A line as a JSON-RPC 2.0 message (a request, notification or answer), or why not. */
+export const parseMessage = (line: string): OutboundMessage | string => {
+  let value: unknown
   try {
-    const value: unknown = JSON.parse(line)
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : "not a JSON object"
+    value = JSON.parse(line)
   } catch {
     return "not JSON"
   }
+  if (!isRecord(value) || value["jsonrpc"] !== "2.0") return "not a JSON-RPC 2.0 message"
+  const id = value["id"]
+  if (id !== undefined && typeof id !== "string" && typeof id !== "number") return "a message whose id is neither a string nor a number"
+  if (value["method"] !== undefined && typeof value["method"] !== "string") return "a message whose method is not a string"
+  if (value["params"] !== undefined && !isRecord(value["params"])) return "a message whose params are not an object"
+  // Checked above: the shape of one of the four kinds (the server judges the rest).
+  return value as OutboundMessage
 }

@@ -100,7 +100,7 @@ const recordStdio = (entry: McpConfig.StdioEntry, recorder: McpCassette.Recorder
       const message = parseMessage(line)
       if (typeof message === "string") return Effect.sync(() => note(`a line from the host was ${message}; not passed on`))
       recorder.record("client", message, now())
-      return connection.send(message as never, {}).pipe(Effect.catch((error) => Effect.sync(() => note(error.message))))
+      return connection.send(message, {}).pipe(Effect.catch((error) => Effect.sync(() => note(error.message))))
     })
     yield* Effect.raceFirst(fromHost, Effect.asVoid(connection.ended))
     // Saved before the server is stopped: a host that closed stdin may end this process soon after.
