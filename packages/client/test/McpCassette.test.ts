@@ -152,6 +152,53 @@ describe("McpCassette", () => {
       assert.includeMembers([...(line?.redacted ?? [])], ["--env value"])
     }))
 
+  for (const era of ["legacy", "modern"] as const) {
+    it.effect(`${era}: the server's request is replayed and the client's answer checked against the recorded one`, () =>
+      Effect.gen(function*() {
+        const asking = McpTestServer.make({
+          era,
+          tools: [McpTestServer.tool({
+            name: "confirm",
+            handler: (_args, ctx) =>
+              Effect.map(
+                ctx.elicit({ message: "Ship it?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } }),
+                (answer) => `answered ${JSON.stringify(answer["content"])}`
+              )
+          })]
+        })
+        const recorder = McpCassette.makeRecorder()
+        const accept = (ok: boolean) => ({ onElicit: () => ({ action: "accept" as const, content: { ok } }) })
+        yield* McpClient.callTool("confirm", {}).pipe(
+          Effect.provide(McpClient.layer(accept(true)).pipe(Layer.provide(McpCassette.record(recorder)), Layer.provide(asking.transport)))
+        )
+        const cassette = recorder.cassette()
+        const asked = cassette.entries.filter((e) => JSON.stringify(e.message).includes("Ship it?"))
+        assert.isAtLeast(asked.length, 1, "the server's question is in the cassette")
+
+        // The same answer: the recorded session goes on to its end.
+        const same = McpTestServer.fromCassette(cassette, { pacing: "fast" })
+        const questions: Array<string> = []
+        const answered = yield* McpClient.callTool("confirm", {}).pipe(
+          Effect.provide(same.layer({
+            onElicit: (request) => {
+              questions.push(String(request.params["message"]))
+              return { action: "accept", content: { ok: true } }
+            }
+          }))
+        )
+        assert.deepStrictEqual(questions, ["Ship it?"])
+        assert.deepStrictEqual(answered.content, [{ type: "text", text: `answered {"ok":true}` }])
+        assert.deepStrictEqual(yield* same.mismatches, [])
+
+        // Another answer: the call fails at once, the mismatch naming the recorded answer.
+        const other = McpTestServer.fromCassette(cassette, { pacing: "fast" })
+        const error = yield* McpClient.callTool("confirm", {}).pipe(Effect.provide(other.layer(accept(false))), Effect.flip)
+        const [mismatch] = yield* other.mismatches
+        assert.include(mismatch?.difference, "ok: true recorded, false now")
+        assert.include(error.message, "ok: true recorded, false now")
+      }))
+  }
+
   describe("reading is bounded", () => {
     const header = JSON.stringify({ format: "mcp-effect/cassette", version: 1, transport: "stdio" })
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))

@@ -2,7 +2,9 @@
  * A transport answering from a cassette: each connection replays the whole cassette from its start (a
  * restarted connection starts afresh, as a restarted server would). A client message that does not match fails
  * its `send` with `McpTransportError` (`Write`) whose detail is the mismatch and whose `cause` is the
- * `McpCassetteMismatchError`; every mismatch is also kept for the test (`mismatches`).
+ * `McpCassetteMismatchError`; every mismatch is also kept for the test (`mismatches`). A mismatched answer to a
+ * server request also ends the connection (`McpServerGoneError` saying why): the request that caused the
+ * server's request would otherwise wait for an answer the cassette cannot give.
  *
  * @internal
  */
@@ -12,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { McpCassetteMismatchError } from "../../McpCassetteError.js"
-import { McpClosedError, type McpServerGoneError, McpTransportError } from "../../McpError.js"
+import { McpClosedError, McpServerGoneError, McpTransportError } from "../../McpError.js"
 import type { JsonObject } from "../../McpSchema.js"
 import type { Connection, Receiver, Service } from "../../McpTransport.js"
 import type { Cassette } from "./model.js"
@@ -43,8 +45,16 @@ export const make = (
           // Through JSON, as a real transport would send it.
           const value = JSON.parse(JSON.stringify(message)) as JsonObject
           options?.received?.(value)
+          const isAnswer = typeof value["method"] !== "string"
           return player.offer(value).pipe(
-            Effect.tapError((error) => Effect.sync(() => options?.mismatched?.(error))),
+            Effect.tapError((error) =>
+              Effect.andThen(
+                Effect.sync(() => options?.mismatched?.(error)),
+                isAnswer
+                  ? Deferred.succeed(ended, new McpServerGoneError({ reason: `cassette mismatch: ${error.message}`, stderrTail: "" }))
+                  : Effect.void
+              )
+            ),
             Effect.mapError((error) => new McpTransportError({ reason: "Write", detail: error.message, cause: error }))
           )
         }),
