@@ -17,6 +17,7 @@ import * as path from "node:path"
 import { bin, everything, launch, official, run } from "./fixtures/run.js"
 
 const fixture = path.join(import.meta.dirname, "fixtures/cassette-server.mjs")
+const envServer = path.join(import.meta.dirname, "../../client/test/fixtures/envServer.mjs")
 const ENV_SECRET = "env-secret-7f3a9c2e41"
 const HEADER_SECRET = "header-secret-0b8d6e5f92"
 const HOST_TOKEN = "host-token-c4e1a7d3b6f8"
@@ -217,6 +218,29 @@ describe("mcp-effect record / replay / verify", () => {
       assert.strictEqual(missing.code, 3)
       const gone = yield* run(["verify", file, "--", "/nonexistent/server"])
       assert.strictEqual(gone.code, 3)
+    }), 60_000)
+
+  it.live("record -s ENTRY: a configuration's secret and an --env value, echoed back by the server, never reach the file", () =>
+    Effect.gen(function*() {
+      const dir = tmp()
+      const file = path.join(dir, "env.ndjson")
+      const config = path.join(dir, "mcp.json")
+      const CONFIG_SECRET = "config-secret-5e9b2d7a13"
+      fs.writeFileSync(config, JSON.stringify({
+        mcpServers: { envy: { command: process.execPath, args: [envServer], env: { CONFIG_TOKEN: "${CASSETTE_CONFIG_TOKEN}" } } }
+      }))
+      // Our command as the host: it passes its whole environment to `record` (--env-all), which resolves the entry.
+      const ran = yield* run(
+        ["call", "env", "--json", "--env-all", "--", process.execPath, bin, "record", file, "-c", config, "-s", "envy", "--env", `API_KEY=${ENV_SECRET}`],
+        { env: { CASSETTE_CONFIG_TOKEN: CONFIG_SECRET } }
+      )
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      // The server did get both, and answered with them.
+      assert.include(ran.stdout, CONFIG_SECRET)
+      assert.include(ran.stdout, ENV_SECRET)
+      assertAbsent(file, [CONFIG_SECRET, ENV_SECRET])
+      const answer = lines(file).find((l) => JSON.stringify(l).includes("CONFIG_TOKEN") && l["from"] === "server")
+      assert.includeMembers([...(answer?.["redacted"] as Array<string>)], ["configuration secret", "--env value"])
     }), 60_000)
 
   it.live("replay: an unreadable cassette ends it at once, exit 2 and one line", () =>
