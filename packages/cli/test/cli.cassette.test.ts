@@ -21,6 +21,8 @@ const envServer = path.join(import.meta.dirname, "../../client/test/fixtures/env
 const ENV_SECRET = "env-secret-7f3a9c2e41"
 const HEADER_SECRET = "header-secret-0b8d6e5f92"
 const HOST_TOKEN = "host-token-c4e1a7d3b6f8"
+const DPOP_PROOF = "eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJodG0iOiJQT1NUIn0.c2lnbmF0dXJlLXByb29m"
+const COOKIE = "cookie-value-9a8b7c6d5e"
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-cassette-"))
 
@@ -136,7 +138,7 @@ describe("mcp-effect record / replay / verify", () => {
       assert.strictEqual(new URL(recorder.url).pathname, new URL(upstream).pathname)
       const live = yield* Effect.scoped(Effect.gen(function*() {
         const client = yield* sdkClient(new StreamableHTTPClientTransport(new URL(recorder.url), {
-          requestInit: { headers: { Authorization: `Bearer ${HOST_TOKEN}` } }
+          requestInit: { headers: { Authorization: `Bearer ${HOST_TOKEN}`, DPoP: DPOP_PROOF, Cookie: `sid=${COOKIE}` } }
         }))
         const tools = yield* Effect.promise(() => client.listTools())
         const sum = yield* Effect.promise(() => client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))
@@ -147,13 +149,13 @@ describe("mcp-effect record / replay / verify", () => {
       }))
       // Ctrl-C ends the recording and leaves a complete file.
       assert.strictEqual(yield* interrupt(recorder.child), 130)
-      assertAbsent(file, [HOST_TOKEN, HEADER_SECRET])
+      assertAbsent(file, [HOST_TOKEN, HEADER_SECRET, DPOP_PROOF, COOKIE])
       const [header, ...entries] = lines(file)
       assert.deepInclude(header, { era: "legacy", transport: "http", path: "/mcp" })
       const echo = entries.find((e) => e["from"] === "server" && JSON.stringify(e["message"]).includes("[redacted] [redacted]"))
       assert.isDefined(echo, "the echoed answer is kept with the markers in place")
       const first = entries.find((e) => e["from"] === "client") as { http: { headers: Record<string, string> } }
-      assert.strictEqual(first.http.headers["authorization"], "[redacted]")
+      assert.deepInclude(first.http.headers, { authorization: "[redacted]", dpop: "[redacted]", cookie: "[redacted]" })
       const initialized = entries.find((e) => (e["http"] as { headers?: Record<string, string> } | undefined)?.headers?.["mcp-session-id"] !== undefined)
       assert.match(String((initialized?.["http"] as { headers: Record<string, string> }).headers["mcp-session-id"]), /^session-\d+$/)
 

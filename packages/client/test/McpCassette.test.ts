@@ -199,6 +199,30 @@ describe("McpCassette", () => {
       }))
   }
 
+  it.effect("timestamps when asked, and a size bound past which messages are counted, not kept", () =>
+    Effect.gen(function*() {
+      const clock = McpTestServer.make({
+        tools: [McpTestServer.tool({ name: "now", handler: () => Effect.succeed("it is 2026-12-07T18:30:00.123Z here") })]
+      })
+      const session = (options: McpCassette.RecordOptions) =>
+        Effect.gen(function*() {
+          const recorder = McpCassette.makeRecorder(options)
+          yield* Effect.gen(function*() {
+            const client = yield* McpClient.McpClient
+            yield* client.callTool("now", {})
+            yield* client.callTool("now", {})
+          }).pipe(Effect.provide(McpClient.layer().pipe(Layer.provide(McpCassette.record(recorder)), Layer.provide(clock.transport))), Effect.scoped)
+          return recorder.cassette()
+        })
+      const stamped = yield* session({ timestamps: true })
+      assert.include(McpCassette.encode(stamped), "it is [timestamp] here")
+      assert.include(stamped.header.normalised, "timestamps")
+      assert.include(McpCassette.encode(yield* session({})), "2026-12-07T18:30:00.123Z")
+      const small = yield* session({ maxBytes: 1500 })
+      assert.isAbove(small.header.dropped ?? 0, 0)
+      assert.isAtMost(small.entries.reduce((n, e) => n + JSON.stringify(e).length, 0), 1500)
+    }))
+
   describe("reading is bounded", () => {
     const header = JSON.stringify({ format: "mcp-effect/cassette", version: 1, transport: "stdio" })
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))
