@@ -127,6 +127,16 @@ describe("mcp-effect record / replay / verify", () => {
       }))
       assert.include(mismatch, `the cassette expected tools/call {"name":"get-sum","arguments":{"a":2,"b":3}}`)
       assert.include(mismatch, `params.arguments.a: 2 recorded, 5 now`)
+
+      // --any-order: the recorded calls answered in another order.
+      const reordered = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* sdkClient(new StdioClientTransport({ command: process.execPath, args: [bin, "replay", file, "--fast", "--any-order"] }))
+        const echoed = yield* Effect.promise(() => client.callTool({ name: "echo", arguments: { message: "key [redacted]" } }))
+        const sum = yield* Effect.promise(() => client.callTool({ name: "get-sum", arguments: { a: 2, b: 3 } }))
+        return { echoed, sum }
+      }))
+      assert.deepStrictEqual(reordered.sum, live.sum)
+      assert.deepStrictEqual(reordered.echoed.content, [{ type: "text", text: "Echo: key [redacted]" }])
     }), 60_000)
 
   it.live("HTTP (legacy era): record --url in front of the official SDK server; the host's token and --header never reach the file; replay --http answers the SDK's client", () =>

@@ -141,6 +141,34 @@ describe("McpCassette", () => {
       assert.deepStrictEqual(texts, ["deployed to prod", "deployed to staging"])
     }))
 
+  it.effect("strict: false answers requests out of the recorded order, each recorded answer once", () =>
+    Effect.gen(function*() {
+      const cassette = yield* recordSession("legacy")
+      const text = (r: { readonly content: ReadonlyArray<{ readonly type: string }> }) => {
+        const block = r.content[0]
+        return block !== undefined && "text" in block ? String(block.text) : ""
+      }
+      const loose = McpTestServer.fromCassette(cassette, { pacing: "fast", strict: false })
+      const texts = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        const staging = text(yield* client.callTool("deploy", { env: "staging" }))
+        const prod = text(yield* client.callTool("deploy", { env: "prod" }))
+        const again = yield* Effect.flip(client.callTool("deploy", { env: "staging" }))
+        return [staging, prod, again.message]
+      }).pipe(Effect.provide(loose.layer()), Effect.scoped)
+      assert.deepStrictEqual(texts.slice(0, 2), ["deployed to staging", "deployed to prod"])
+      assert.include(texts[2], "the cassette expected tools/call {\"name\":\"whoami\"")
+      // Strict (the default), the same order fails at once.
+      const strict = McpTestServer.fromCassette(cassette, { pacing: "fast" })
+      const refused = yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        yield* client.listTools()
+        return yield* Effect.flip(client.callTool("deploy", { env: "staging" }))
+      }).pipe(Effect.provide(strict.layer()), Effect.scoped)
+      assert.include(refused.message, `"env":"prod"`)
+    }))
+
   it.effect("a secret given to the recorder and a credential the server echoes never reach the text", () =>
     Effect.gen(function*() {
       const cassette = yield* recordSession("modern", { secrets: [{ value: SECRET, kind: "--env value" }] })

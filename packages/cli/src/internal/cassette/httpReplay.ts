@@ -41,7 +41,7 @@ const route = (streams: Streams, message: Record<string, unknown>) => {
 export const serve = (
   cassette: McpCassette.Cassette,
   port: number,
-  fast: boolean
+  options: { readonly fast: boolean; readonly anyOrder: boolean }
 ): Effect.Effect<string, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
@@ -50,7 +50,7 @@ export const serve = (
     const path = cassette.header.path ?? "/mcp"
     const sessions = new Set<string>()
     const streams: Streams = { pending: new Map(), get: new Set() }
-    const replay = yield* ReplaySession.make(cassette, (m) => Effect.sync(() => route(streams, m)), fast)
+    const replay = yield* ReplaySession.make(cassette, (m) => Effect.sync(() => route(streams, m)), options)
 
     const handle = async (req: IncomingMessage, res: ServerResponse) => {
       if (new URL(req.url ?? "/", "http://x").pathname !== path) return void res.writeHead(404).end()

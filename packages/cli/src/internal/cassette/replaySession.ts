@@ -20,10 +20,13 @@ export interface Replay {
 export const make = (
   cassette: McpCassette.Cassette,
   emit: (message: Record<string, unknown>) => Effect.Effect<void>,
-  fast: boolean
+  options: { readonly fast: boolean; readonly anyOrder: boolean }
 ): Effect.Effect<Replay, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const player = yield* McpCassette.player(cassette, (message) => emit(message), { pacing: fast ? "fast" : "recorded" })
+    const player = yield* McpCassette.player(cassette, (message) => emit(message), {
+      pacing: options.fast ? "fast" : "recorded",
+      strict: !options.anyOrder
+    })
     const offer = (message: Record<string, unknown>) =>
       player.offer(message).pipe(
         Effect.catch((mismatch) =>

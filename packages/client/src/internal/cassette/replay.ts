@@ -30,6 +30,12 @@ import type { Cassette, Entry } from "./model.js"
 export interface ReplayOptions {
   /** `"recorded"` (default): the recorded offsets; `"fast"`: no waits. */
   readonly pacing?: "recorded" | "fast" | undefined
+  /**
+   * `true` (default): each request must be the next recorded one. `false`: a request that is not is answered
+   * with the first later recorded one it matches (each recorded request answers once), and fails only when
+   * there is none.
+   */
+  readonly strict?: boolean | undefined
 }
 
 const METHOD_NOT_FOUND = -32601
@@ -58,10 +64,12 @@ export class ReplaySession {
   private readonly ids = new Map<string, unknown>()
   private readonly tokens = new Map<string, unknown>()
   private readonly skipped = new Set<string>()
+  /** Entries answered out of order (`strict: false`): passed over when the cursor reaches them. */
+  private readonly consumed = new Set<number>()
   private carried: Array<Entry> = []
   private readonly entries: ReadonlyArray<Entry>
 
-  constructor(private readonly cassette: Cassette) {
+  constructor(private readonly cassette: Cassette, private readonly strict = true) {
     this.entries = cassette.entries
   }
 
@@ -80,7 +88,7 @@ export class ReplaySession {
     while (this.cursor < this.entries.length) {
       const entry = this.entries[this.cursor]
       if (entry === undefined || entry.from === "client") break
-      this.cursor++
+      if (this.consumed.has(this.cursor++)) continue
       if (!("method" in entry.message) && this.skipped.has(key(entry.message["id"]))) continue
       run.push(entry)
     }
@@ -107,6 +115,11 @@ export class ReplaySession {
     for (;;) {
       const next = this.entries[this.cursor]
       if (next === undefined || next.from !== "client") return
+      if (this.consumed.has(this.cursor)) {
+        this.cursor++
+        this.takeServerRun()
+        continue
+      }
       const sameMethod = next.message["method"] === message["method"]
       if (isNotification(next.message) && !sameMethod) {
         this.cursor++
@@ -153,7 +166,7 @@ export class ReplaySession {
       const refusal: Entry = {
         t: expected?.t ?? 0,
         from: "server",
-        message: { jsonrpc: "2.0", id: message["id"] as never, error: { code: METHOD_NOT_FOUND, message: "Method not found" } }
+        message: { jsonrpc: "2.0", id: message["id"], error: { code: METHOD_NOT_FOUND, message: "Method not found" } }
       }
       return { entries: [refusal], anchor: refusal.t, handshake: true }
     }
@@ -161,12 +174,35 @@ export class ReplaySession {
       return this.mismatch(undefined, message, "the cassette has no more client messages")
     }
     const difference = this.compare(expected.message, message)
-    if (difference !== undefined) return this.mismatch(expected, message, difference)
+    if (difference !== undefined) {
+      const later = this.strict || !isRequest(message) ? undefined : this.later(message)
+      return later ?? this.mismatch(expected, message, difference)
+    }
     this.cursor++
     if (isRequest(message)) this.learn(expected.message, message)
     const entries = [...this.carried, ...this.takeServerRun()]
     this.carried = []
     return { entries, anchor: expected.t, handshake: HANDSHAKE.has(String(message["method"])) }
+  }
+
+  /** `strict: false`: the first later recorded request `message` matches, taken with the server's run after it. */
+  private later(message: JsonObject) {
+    const at = this.entries.findIndex((e, i) =>
+      i > this.cursor && !this.consumed.has(i) && e.from === "client" && isRequest(e.message) &&
+      this.compare(e.message, message) === undefined
+    )
+    const found = this.entries[at]
+    if (found === undefined) return undefined
+    this.consumed.add(at)
+    this.learn(found.message, message)
+    const entries: Array<Entry> = []
+    for (let i = at + 1; i < this.entries.length; i++) {
+      const entry = this.entries[i]
+      if (entry === undefined || entry.from === "client") break
+      this.consumed.add(i)
+      entries.push(entry)
+    }
+    return { entries, anchor: found.t, handshake: false }
   }
 
   private compare(recorded: JsonObject, actual: JsonObject): string | undefined {
@@ -227,7 +263,7 @@ export const makePlayer = (
   Scope.Scope
 > =>
   Effect.gen(function*() {
-    const session = new ReplaySession(cassette)
+    const session = new ReplaySession(cassette, options?.strict ?? true)
     const batches = yield* Queue.unbounded<Batch>()
     const paced = options?.pacing !== "fast"
     const play = (batch: Batch) =>
