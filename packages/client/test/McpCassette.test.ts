@@ -270,6 +270,10 @@ describe("McpCassette", () => {
         assert.strictEqual((yield* failure(header + "\n" + "x".repeat(200), { maxBytes: 100 })).reason, "Bounds")
         const long = yield* failure(`${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "x".repeat(500) } })}`, { maxLineBytes: 300 })
         assert.deepInclude({ reason: long.reason, line: long.line }, { reason: "Bounds", line: 2 })
+        // Bytes, not characters: 150 two-byte characters are 300 bytes.
+        const wide = `${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "é".repeat(150) } })}`
+        assert.strictEqual((yield* failure(wide, { maxLineBytes: 250 })).reason, "Bounds")
+        assert.strictEqual((yield* McpCassette.parse(wide, "t", { maxLineBytes: 400 })).entries.length, 1)
         const deep = `${header}\n{"t":0,"from":"client","message":{"jsonrpc":"2.0","params":${"[".repeat(100000)}${"]".repeat(100000)}}}`
         const tooDeep = yield* failure(deep)
         assert.strictEqual(tooDeep.reason, "Bounds")

@@ -39,6 +39,8 @@ const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse):
     return
   }
   const headers = { ...headersOf(req.headers), ...proxy.headers }
+  // Every request's credentials, with a message or not (a GET stream's token, refreshed), are never written.
+  proxy.recorder.noteHeaders(headers)
   const method = req.method ?? "GET"
   for (const message of method === "POST" ? messagesOf(body.toString("utf8")) : []) {
     proxy.recorder.record("client", message, proxy.now(), { method, headers })

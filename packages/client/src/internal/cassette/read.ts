@@ -46,12 +46,18 @@ const depthOf = (value: unknown, max: number): number => {
   return deepest
 }
 
+const encoder = new TextEncoder()
+
+/** The UTF-8 length of `text`, counted only when its length in UTF-16 units leaves it in doubt (at most 3 bytes each). */
+const byteLength = (text: string, max: number): number =>
+  text.length > max ? text.length : text.length * 3 <= max ? text.length : encoder.encode(text).length
+
 const fail = (reason: McpCassetteError["reason"], detail: string, path: string | undefined, line?: number) =>
   new McpCassetteError({ reason, detail, ...(path === undefined ? {} : { path }), ...(line === undefined ? {} : { line }) })
 
 const parseLine = (text: string, at: number, path: string | undefined, bounds: Limits) =>
   Effect.gen(function*() {
-    if (text.length > bounds.maxLineBytes) {
+    if (byteLength(text, bounds.maxLineBytes) > bounds.maxLineBytes) {
       return yield* fail("Bounds", `a line longer than ${bounds.maxLineBytes} bytes`, path, at)
     }
     const value = yield* Effect.try({
@@ -110,7 +116,9 @@ export const parse = (text: string, path?: string, options?: Bounds): Effect.Eff
       maxLineBytes: options?.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       maxDepth: options?.maxDepth ?? DEFAULT_MAX_DEPTH
     }
-    if (text.length > bounds.maxBytes) return yield* fail("Bounds", `larger than ${bounds.maxBytes} bytes`, path)
+    if (byteLength(text, bounds.maxBytes) > bounds.maxBytes) {
+      return yield* fail("Bounds", `larger than ${bounds.maxBytes} bytes`, path)
+    }
     const lines = text.split("\n")
     const first = lines[0] ?? ""
     if (first.trim() === "") return yield* fail("Format", "empty: no header line", path, 1)
