@@ -128,6 +128,10 @@ describe("mcp-effect record / replay / verify", () => {
       assert.include(mismatch, `the cassette expected tools/call {"name":"get-sum","arguments":{"a":2,"b":3}}`)
       assert.include(mismatch, `params.arguments.a: 2 recorded, 5 now`)
 
+      // Our client, which probes with server/discover first (the SDK's session has none: refused as the server did).
+      const ours = yield* run(["call", "get-sum", "a=2", "b=3", "--", process.execPath, bin, "replay", file, "--fast"])
+      assert.deepStrictEqual([ours.code, ours.stdout], [0, "The sum of 2 and 3 is 5.\n"])
+
       // --any-order: the recorded calls answered in another order.
       const reordered = yield* Effect.scoped(Effect.gen(function*() {
         const client = yield* sdkClient(new StdioClientTransport({ command: process.execPath, args: [bin, "replay", file, "--fast", "--any-order"] }))
