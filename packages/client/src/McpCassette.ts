@@ -9,8 +9,9 @@
  *   base64-encoded): a line that lost one says which kind (`redacted`), the value replaced by `[redacted]`.
  * - **Replay** with `layerReplay(cassette)` (or `McpTestServer.fromCassette`): a transport answering from the
  *   cassette, strictly (a request that is not the next recorded one fails with `McpCassetteMismatchError`
- *   naming the expected one and the difference), at the recorded offsets on the `Clock`, so that under
- *   `TestClock` progress and notifications arrive as the test moves the clock.
+ *   naming the expected one and the difference; `strict: false` takes a later recorded match), at the recorded
+ *   offsets on the `Clock`, so that under `TestClock` progress and notifications arrive as the test moves the
+ *   clock.
  * - **Verify** with `verify(cassette)`: the recorded client side sent to a live server, and what changed.
  *
  * The file is versioned NDJSON: line 1 a header (`format`, `version`, `recordedAt`, the recorder, the server's
@@ -195,7 +196,7 @@ export const makeRecorder = (options?: RecordOptions): Recorder => {
  * The NDJSON text of a cassette.
  *
  * @since 0.3.0
- * @category encoding
+ * @category constructors
  */
 export const encode: (cassette: Cassette) => string = model.encode
 
@@ -203,7 +204,7 @@ export const encode: (cassette: Cassette) => string = model.encode
  * A cassette from its text, bounded (`Bounds`); `path` names it in errors.
  *
  * @since 0.3.0
- * @category encoding
+ * @category parsing
  */
 export const parse: (text: string, path?: string, bounds?: Bounds) => Effect.Effect<Cassette, McpCassetteError> =
   reader.parse
@@ -212,7 +213,7 @@ export const parse: (text: string, path?: string, bounds?: Bounds) => Effect.Eff
  * A cassette file: a regular file, bounded, parsed bounded.
  *
  * @since 0.3.0
- * @category files
+ * @category parsing
  */
 export const read: (path: string, bounds?: Bounds) => Effect.Effect<Cassette, McpCassetteError, FileSystem.FileSystem> =
   file.read
@@ -221,7 +222,7 @@ export const read: (path: string, bounds?: Bounds) => Effect.Effect<Cassette, Mc
  * Write a cassette file whole (a new file of mode 0600 renamed over `path`).
  *
  * @since 0.3.0
- * @category files
+ * @category constructors
  */
 export const write: (path: string, cassette: Cassette) => Effect.Effect<void, McpCassetteError, FileSystem.FileSystem> =
   file.write
@@ -318,7 +319,7 @@ export type Change = verifier.Change
  * removed or changed (which field), answers that differ beyond their volatile parts.
  *
  * @since 0.3.0
- * @category verification
+ * @category testing
  */
 export const verify: (
   cassette: Cassette,
