@@ -259,6 +259,15 @@ describe("mcp-effect record / replay / verify", () => {
       assert.includeMembers([...(answer?.["redacted"] as Array<string>)], ["configuration secret", "--env value"])
     }), 60_000)
 
+  it.live("record: a FILE that cannot be written fails at once (exit 2), before the server is started", () =>
+    Effect.gen(function*() {
+      const marker = path.join(tmp(), "started")
+      const ran = yield* run(["record", path.join(tmp(), "missing", "x.ndjson"), "--", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`])
+      assert.strictEqual(ran.code, 2)
+      assert.match(ran.stderr, /^mcp-effect: .*x\.ndjson.*\n$/)
+      assert.isFalse(fs.existsSync(marker), "the server was not started")
+    }))
+
   it.live("replay: an unreadable cassette ends it at once, exit 2 and one line", () =>
     Effect.gen(function*() {
       const dir = tmp()

@@ -86,7 +86,10 @@ export const serve = (
           "cache-control": "no-cache",
           ...(session === undefined ? {} : { "mcp-session-id": session })
         }).flushHeaders()
-        for (const request of requests) streams.pending.set(JSON.stringify(request["id"]), res)
+        const ids = requests.map((request) => JSON.stringify(request["id"]))
+        for (const id of ids) streams.pending.set(id, res)
+        // A client that goes away before its answer leaves nothing behind.
+        res.once("close", () => ids.forEach((id) => streams.pending.get(id) === res && streams.pending.delete(id)))
       }
       for (const message of messages) await run(replay.offer(message))
     }
