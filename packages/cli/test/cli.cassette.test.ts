@@ -8,10 +8,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { followAuthorization, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import { createServer as createNetServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { bin, everything, launch, official, run } from "./fixtures/run.js"
@@ -23,6 +25,18 @@ const HEADER_SECRET = "header-secret-0b8d6e5f92"
 const HOST_TOKEN = "host-token-c4e1a7d3b6f8"
 const DPOP_PROOF = "eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJodG0iOiJQT1NUIn0.c2lnbmF0dXJlLXByb29m"
 const COOKIE = "cookie-value-9a8b7c6d5e"
+
+const freePort = Effect.promise(() =>
+  new Promise<number>((resolve, reject) => {
+    const server = createNetServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+)
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-cassette-"))
 
@@ -205,6 +219,41 @@ describe("mcp-effect record / replay / verify", () => {
 
       const verified = yield* run(["verify", file, "--url", upstream])
       assert.deepStrictEqual([verified.code, verified.stdout], [0, "same: 6 requests answered as recorded\n"])
+    }), 60_000)
+
+  it.live("HTTP with OAuth: a token from a real sign-in, sent by the host through record --url, never reaches the file", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(Effect.promise(() => startOAuthProtected()), (s) => Effect.promise(s.close))
+      const home = tmp()
+      const port = yield* freePort
+      const redirectUrl = `http://127.0.0.1:${port}/callback`
+      // Signed in once, directly (the command follows the sign-in; the test plays the browser).
+      const signIn = yield* run(["call", "whoami", "--url", server.mcpUrl, "--callback-port", String(port)], {
+        env: { XDG_CONFIG_HOME: home, BROWSER: "none" },
+        started: (child, output) => {
+          let done = false
+          child.stderr?.on("data", () => {
+            const match = /^(http:\/\/127\.0\.0\.1:\d+\/auth\S*)$/m.exec(output().stderr)
+            if (done || match?.[1] === undefined) return
+            done = true
+            void followAuthorization(new URL(match[1]), redirectUrl).then((landing) => fetch(landing)).then((r) => r.text())
+          })
+        }
+      })
+      assert.strictEqual(signIn.code, 0, signIn.stderr)
+      const stored = JSON.parse(fs.readFileSync(path.join(home, "mcp-effect", "tokens.json"), "utf8")) as Record<string, { tokens?: { accessToken?: string } }>
+      const token = Object.values(stored)[0]?.tokens?.accessToken ?? ""
+      assert.isAbove(token.length, 10)
+
+      const file = path.join(tmp(), "oauth.ndjson")
+      const recorder = yield* startPrintingUrl(["record", file, "--url", server.mcpUrl])
+      const call = yield* run(["call", "whoami", "--url", recorder.url, "--header", `Authorization: Bearer ${token}`])
+      assert.deepStrictEqual([call.code, call.stdout], [0, "hello demo-user\n"], call.stderr)
+      assert.strictEqual(yield* interrupt(recorder.child), 130)
+      assertAbsent(file, [token])
+      const kept = lines(file).filter((l) => (l["http"] as { headers?: Record<string, string> } | undefined)?.headers?.["authorization"] !== undefined)
+      assert.isAbove(kept.length, 0)
+      for (const line of kept) assert.strictEqual((line["http"] as { headers: Record<string, string> }).headers["authorization"], "[redacted]")
     }), 60_000)
 
   it.live("verify: 0 against the same server, 1 naming the changed tool and field (--json too), 3 when it cannot run", () =>
