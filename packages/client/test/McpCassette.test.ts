@@ -252,13 +252,16 @@ describe("McpCassette", () => {
     }))
 
   describe("reading is bounded", () => {
-    const header = JSON.stringify({ format: "mcp-effect/cassette", version: 1, transport: "stdio" })
+    const header = McpCassette.encode(McpCassette.makeRecorder({ transport: "stdio" }).cassette()).trim()
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))
 
     it.effect("not a cassette, another version, a line that is not JSON, a message without t", () =>
       Effect.gen(function*() {
         assert.include((yield* failure("{}\n")).message, "not a cassette")
-        assert.strictEqual((yield* failure(header.replace("1", "2"))).reason, "Version")
+        assert.strictEqual((yield* failure(header.replace(`"version":1`, `"version":2`))).reason, "Version")
+        const partial = yield* failure(JSON.stringify({ format: "mcp-effect/cassette", version: 1, transport: "stdio" }))
+        assert.deepInclude({ reason: partial.reason, line: partial.line }, { reason: "Format", line: 1 })
+        assert.include(partial.message, "a header that is not one")
         const notJson = yield* failure(`${header}\n{oops\n`)
         assert.deepInclude({ reason: notJson.reason, line: notJson.line }, { reason: "Format", line: 2 })
         assert.include((yield* failure(`${header}\n{"from":"client","message":{"jsonrpc":"2.0"}}\n`)).message, "line 2")
@@ -268,12 +271,13 @@ describe("McpCassette", () => {
     it.effect("size, line length and depth", () =>
       Effect.gen(function*() {
         assert.strictEqual((yield* failure(header + "\n" + "x".repeat(200), { maxBytes: 100 })).reason, "Bounds")
-        const long = yield* failure(`${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "x".repeat(500) } })}`, { maxLineBytes: 300 })
+        const long = yield* failure(`${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "x".repeat(600) } })}`, { maxLineBytes: 450 })
         assert.deepInclude({ reason: long.reason, line: long.line }, { reason: "Bounds", line: 2 })
-        // Bytes, not characters: 150 two-byte characters are 300 bytes.
-        const wide = `${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "é".repeat(150) } })}`
-        assert.strictEqual((yield* failure(wide, { maxLineBytes: 250 })).reason, "Bounds")
-        assert.strictEqual((yield* McpCassette.parse(wide, "t", { maxLineBytes: 400 })).entries.length, 1)
+        // Bytes, not characters: 300 two-byte characters are 600 bytes.
+        const wide = `${header}\n${JSON.stringify({ t: 0, from: "client", message: { jsonrpc: "2.0", method: "é".repeat(300) } })}`
+        const wideError = yield* failure(wide, { maxLineBytes: 500 })
+        assert.deepInclude({ reason: wideError.reason, line: wideError.line }, { reason: "Bounds", line: 2 })
+        assert.strictEqual((yield* McpCassette.parse(wide, "t", { maxLineBytes: 800 })).entries.length, 1)
         const deep = `${header}\n{"t":0,"from":"client","message":{"jsonrpc":"2.0","params":${"[".repeat(100000)}${"]".repeat(100000)}}}`
         const tooDeep = yield* failure(deep)
         assert.strictEqual(tooDeep.reason, "Bounds")

@@ -7,7 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import { McpCassetteError } from "../../McpCassetteError.js"
-import { isRecord, type JsonObject } from "../../McpSchema.js"
+import * as Schema from "effect/Schema"
+import { isRecord, type JsonObject, JsonObject as JsonObjectSchema } from "../../McpSchema.js"
 import { type Cassette, type Entry, FORMAT, type Header, VERSION } from "./model.js"
 
 /** @internal */
@@ -71,7 +72,37 @@ const parseLine = (text: string, at: number, path: string | undefined, bounds: L
     return value
   })
 
-const header = (value: JsonObject, path: string | undefined) =>
+/** Line 1 past its format and version (checked first, for the error that says which). */
+const HeaderSchema = Schema.Struct({
+  format: Schema.Literal(FORMAT),
+  version: Schema.Literal(VERSION),
+  recordedAt: Schema.String,
+  recorder: Schema.Struct({ name: Schema.String, version: Schema.String }),
+  server: Schema.NullOr(JsonObjectSchema),
+  era: Schema.NullOr(Schema.Literals(["modern", "legacy"])),
+  protocolVersion: Schema.NullOr(Schema.String),
+  transport: Schema.Literals(["stdio", "http", "memory"]),
+  path: Schema.optional(Schema.String),
+  normalised: Schema.Array(Schema.String),
+  dropped: Schema.optional(Schema.Number)
+})
+
+const EntrySchema = Schema.Struct({
+  t: Schema.Number,
+  from: Schema.Literals(["client", "server"]),
+  message: JsonObjectSchema,
+  http: Schema.optional(Schema.Struct({
+    method: Schema.optional(Schema.String),
+    status: Schema.optional(Schema.Number),
+    headers: Schema.optional(Schema.Record(Schema.String, Schema.String))
+  })),
+  redacted: Schema.optional(Schema.Array(Schema.String))
+})
+
+const decodeHeader = Schema.decodeUnknownEffect(HeaderSchema)
+const decodeEntry = Schema.decodeUnknownEffect(EntrySchema)
+
+const header = (value: JsonObject, path: string | undefined): Effect.Effect<Header, McpCassetteError> =>
   Effect.gen(function*() {
     if (value["format"] !== FORMAT) {
       return yield* fail("Format", `not a cassette (line 1 has no "format": "${FORMAT}")`, path, 1)
@@ -79,29 +110,23 @@ const header = (value: JsonObject, path: string | undefined) =>
     if (value["version"] !== VERSION) {
       return yield* fail("Version", `format version ${JSON.stringify(value["version"])}; this reader knows ${VERSION}`, path, 1)
     }
-    const transport = value["transport"]
-    if (transport !== "stdio" && transport !== "http" && transport !== "memory") {
-      return yield* fail("Format", "the header has no transport (stdio, http or memory)", path, 1)
-    }
-    // The other fields are descriptive: what is missing is read as unknown.
-    return value as unknown as Header
+    return yield* decodeHeader(value).pipe(
+      Effect.mapError((error) => fail("Format", `a header that is not one: ${error.message}`, path, 1))
+    )
   })
 
-const entry = (value: JsonObject, at: number, path: string | undefined) =>
+const entry = (value: JsonObject, at: number, path: string | undefined): Effect.Effect<Entry, McpCassetteError> =>
   Effect.gen(function*() {
-    const t = value["t"]
-    const from = value["from"]
-    if (typeof t !== "number" || !Number.isFinite(t) || t < 0) {
-      return yield* fail("Format", "a message line without a time offset \"t\" (milliseconds, 0 or more)", path, at)
+    const decoded = yield* decodeEntry(value).pipe(
+      Effect.mapError((error) => fail("Format", `a message line that is not one: ${error.message}`, path, at))
+    )
+    if (!Number.isFinite(decoded.t) || decoded.t < 0) {
+      return yield* fail("Format", "a message line whose time offset \"t\" is not 0 or more milliseconds", path, at)
     }
-    if (from !== "client" && from !== "server") {
-      return yield* fail("Format", "a message line whose \"from\" is neither client nor server", path, at)
+    if (decoded.message["jsonrpc"] !== "2.0") {
+      return yield* fail("Format", "a message line whose message is not JSON-RPC 2.0", path, at)
     }
-    const message = value["message"]
-    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
-      return yield* fail("Format", "a message line without a JSON-RPC 2.0 \"message\"", path, at)
-    }
-    return value as unknown as Entry
+    return decoded
   })
 
 /**
