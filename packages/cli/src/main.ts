@@ -2,7 +2,7 @@
  * `mcp-effect`: the command line. Everything after a bare `--` is a server command run over stdio.
  *
  * Exit codes: 0 success, 1 the tool returned `isError` (or `servers` found a broken entry, or `card --check` a
- * card that contradicts its server), 2 usage error
+ * card that contradicts its server, or `verify` a server that changed since its cassette), 2 usage error
  * (command line or configuration; `bin/mcp-effect.js` also exits 2 on a Node older than 22.19), 3 client or
  * connection error, 130 interrupted (Ctrl-C cancels the call).
  */
@@ -57,6 +57,7 @@ export const program = (argv: ReadonlyArray<string>): Effect.Effect<number, neve
         case "ToolReturnedError":
         case "SomeServersFailed":
         case "CardDisagrees":
+        case "CassetteChanged":
           return Effect.succeed(ExitCode.toolError)
         case "UsageError":
           return Effect.as(fail(error, error.message), ExitCode.usage)

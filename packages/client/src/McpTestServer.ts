@@ -48,12 +48,17 @@
  * - **Tasks** (modern): a listen asking `taskIds` is granted the ids of the connection's tasks, then told their
  *   current status; each later status change is a `notifications/tasks` (unless `taskNotifications: false`).
  * - `server.received` is every message the client sent, for assertions.
+ * - **Cassettes.** `fromCassette(cassette)` is a server that answers from a recorded session
+ *   (`McpCassette`): strictly in the recorded order, at the recorded offsets on the test's clock.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as replayTransport from "./internal/cassette/replayTransport.js"
 import * as internal from "./internal/testServerTransport.js"
+import type * as McpCassette from "./McpCassette.js"
+import type { McpCassetteMismatchError } from "./McpCassetteError.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
 import type { JsonObject, LoggingLevel, ToolAnnotations } from "./McpSchema.js"
@@ -266,3 +271,51 @@ export const layer = (
   definition: Definition,
   options?: McpClient.ClientOptions
 ): Layer.Layer<McpClient.McpClient, McpClientError> => make(definition).layer(options)
+
+/**
+ * A server answering from a cassette.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface CassetteServer {
+  readonly cassette: McpCassette.Cassette
+  /** The replay as a transport, for `McpClient.layer(options)` or anything else that needs one. */
+  readonly transport: Layer.Layer<McpTransport.McpTransport>
+  /** A client of the replay, with these options. */
+  readonly layer: (options?: McpClient.ClientOptions) => Layer.Layer<McpClient.McpClient, McpClientError>
+  /** Every message the client sent, in order. */
+  readonly received: Effect.Effect<ReadonlyArray<JsonObject>>
+  /** Every client message that did not match the cassette (each also failed its send), in order. */
+  readonly mismatches: Effect.Effect<ReadonlyArray<McpCassetteMismatchError>>
+}
+
+/**
+ * A server that replays a recorded session (`McpCassette`): under `@effect/vitest` with `TestClock`, the
+ * handshake is answered at once and every later message (progress, notifications, answers) comes at its
+ * recorded offset as the test moves the clock (`pacing: "fast"`: at once). A request that is not the next
+ * recorded one fails with `McpTransportError` whose `cause` is the `McpCassetteMismatchError` (naming the
+ * expected request and the difference), and is listed in `mismatches`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const fromCassette = (cassette: McpCassette.Cassette, options?: McpCassette.ReplayOptions): CassetteServer => {
+  const log: Array<JsonObject> = []
+  const mismatches: Array<McpCassetteMismatchError> = []
+  const transport = Layer.succeed(
+    McpTransport.McpTransport,
+    replayTransport.make(cassette, {
+      ...options,
+      received: (message) => void log.push(message),
+      mismatched: (error) => void mismatches.push(error)
+    })
+  )
+  return {
+    cassette,
+    transport,
+    layer: (clientOptions = {}) => McpClient.layer(clientOptions).pipe(Layer.provide(transport)),
+    received: Effect.sync(() => [...log]),
+    mismatches: Effect.sync(() => [...mismatches])
+  }
+}

@@ -183,6 +183,14 @@ export * as ToolRegistry from "./ToolRegistry.js"
  */
 export * as McpTestServer from "./McpTestServer.js"
 
+/**
+ * Record, replay, verify: a real MCP session kept as a file that is a test fixture, a bug report and an audit
+ * trail.
+ *
+ * @since 0.3.0
+ */
+export * as McpCassette from "./McpCassette.js"
+
 export {
   /**
    * @since 0.1.0

@@ -335,7 +335,7 @@ describe("a task given up waits for the answer to its tasks/cancel at most CANCE
     Effect.gen(function*() {
       const fiber = yield* withFake(server.layer, (client) =>
         Effect.andThen(
-          listFirst ? client.listTools() : Effect.void,
+          listFirst ? Effect.asVoid(client.listTools()) : Effect.void,
           client.callTool("render", {}, { overallTimeout: "2 seconds" }).pipe(Effect.flip, Effect.timed)
         ), { requestTimeout: "30 seconds" }).pipe(Effect.forkChild)
       for (let i = 0; i < 24; i++) yield* advance("250 millis")

@@ -7,7 +7,10 @@ import * as Data from "effect/Data"
 export const ExitCode = {
   /** Success. */
   ok: 0,
-  /** The tool answered with `isError: true` (or `servers` found a broken entry, or `card --check` a difference). */
+  /**
+   * The tool answered with `isError: true` (or `servers` found a broken entry, `card --check` a difference,
+   * `verify` a changed server).
+   */
   toolError: 1,
   /**
    * Bad command line, unknown server name, malformed configuration; and a Node older than 22.19, refused by
@@ -31,3 +34,6 @@ export class SomeServersFailed extends Data.TaggedError("SomeServersFailed")<{ r
 
 /** `card --check`: the card contradicts the live server (the differences already printed). */
 export class CardDisagrees extends Data.TaggedError("CardDisagrees")<{ readonly count: number }> {}
+
+/** `verify`: the live server answered otherwise than the cassette (the changes already printed). */
+export class CassetteChanged extends Data.TaggedError("CassetteChanged")<{ readonly count: number }> {}

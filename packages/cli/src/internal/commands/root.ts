@@ -1,6 +1,7 @@
 /**
  * The whole command, `mcp-effect`, with its subcommands: info, tools, call, resources, templates, read, prompts,
- * prompt, complete, servers, import, auth, skills, skill, types, pins, card (one file each in this folder).
+ * prompt, complete, servers, import, auth, skills, skill, types, pins, card, record, replay, verify (one file each
+ * in this folder).
  */
 import * as Command from "effect/cli/Command"
 import { auth } from "./auth.js"
@@ -13,6 +14,8 @@ import { info } from "./info.js"
 import { prompt } from "./prompt.js"
 import { prompts } from "./prompts.js"
 import { read } from "./read.js"
+import { record } from "./record.js"
+import { replay } from "./replay.js"
 import { resources } from "./resources.js"
 import { servers } from "./servers.js"
 import { skill } from "./skill.js"
@@ -21,6 +24,7 @@ import { templates } from "./templates.js"
 import { pins } from "./pins.js"
 import { tools } from "./tools.js"
 import { types } from "./types.js"
+import { verify } from "./verify.js"
 
 /** The whole command. */
 export const command = Command.make("mcp-effect").pipe(
@@ -34,6 +38,6 @@ export const command = Command.make("mcp-effect").pipe(
   ]),
   Command.withSubcommands([
     info, tools, call, resources, templates, read, prompts, prompt, complete, servers, importServers, auth,
-    skills, skill, types, pins, card
+    skills, skill, types, pins, card, record, replay, verify
   ])
 )

@@ -35,28 +35,57 @@ const KINDS: Readonly<Record<FileSystem.File.Type, string>> = {
   Unknown: "of an unknown kind"
 }
 
-const notRegular = (path: string, type: FileSystem.File.Type) =>
-  refuse(path, `not a regular file (${KINDS[type]}); a configuration is a JSON file`)
+/** A file refused: `bound` when it is past the size bound. @internal */
+export interface Refusal {
+  readonly detail: string
+  readonly bound: boolean
+}
 
-const cannotRead = (path: string) => (error: { readonly message: string }) =>
-  refuse(path, `cannot be read: ${error.message}`)
-
-/** The bytes of an open file, up to the bound; a file past it fails. */
-const readBounded = (path: string, file: FileSystem.File): Effect.Effect<Uint8Array, McpConfigError> =>
+/** The bytes of an open file, up to `maxBytes`; a file past it fails. */
+const readBounded = (file: FileSystem.File, maxBytes: number): Effect.Effect<Uint8Array | undefined, Refusal> =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let size = 0
-    while (size <= MAX_CONFIG_BYTES) {
-      const chunk = yield* file.readAlloc(Math.min(CHUNK, MAX_CONFIG_BYTES + 1 - size)).pipe(
-        Effect.mapError(cannotRead(path))
+    while (size <= maxBytes) {
+      const chunk = yield* file.readAlloc(Math.min(CHUNK, maxBytes + 1 - size)).pipe(
+        Effect.mapError((error) => ({ detail: `cannot be read: ${error.message}`, bound: false }))
       )
       if (Option.isNone(chunk)) break
       chunks.push(chunk.value)
       size += chunk.value.length
     }
-    if (size > MAX_CONFIG_BYTES) return yield* refuse(path, `${BOUND_TEXT}; a configuration is a JSON file`)
-    return concatBytes(chunks)
+    return size > maxBytes ? undefined : concatBytes(chunks)
   })
+
+/**
+ * The UTF-8 text of a regular file of at most `maxBytes`, else a refusal ("not a regular file (a FIFO); …",
+ * "larger than N bytes; …", "cannot be read: …"), `what` ending the first two (what the file should be). The
+ * reader of every file a user names (configurations, cassettes).
+ *
+ * @internal
+ */
+export const readTextBounded = (
+  fs: FileSystem.FileSystem,
+  path: string,
+  maxBytes: number,
+  what: string,
+  boundText = `larger than ${maxBytes} bytes`
+): Effect.Effect<string, Refusal> =>
+  Effect.gen(function*() {
+    const cannot = (error: { readonly message: string }): Refusal => ({ detail: `cannot be read: ${error.message}`, bound: false })
+    const notRegularFile = (type: FileSystem.File.Type): Refusal => ({
+      detail: `not a regular file (${KINDS[type]}); ${what}`,
+      bound: false
+    })
+    const info = yield* fs.stat(path).pipe(Effect.mapError(cannot))
+    if (info.type !== "File") return yield* Effect.fail(notRegularFile(info.type))
+    const file = yield* fs.open(path, { flag: "r" }).pipe(Effect.mapError(cannot))
+    const opened = yield* file.stat.pipe(Effect.mapError(cannot))
+    if (opened.type !== "File") return yield* Effect.fail(notRegularFile(opened.type))
+    const bytes = yield* readBounded(file, maxBytes)
+    if (bytes === undefined) return yield* Effect.fail<Refusal>({ detail: `${boundText}; ${what}`, bound: true })
+    return new TextDecoder().decode(bytes)
+  }).pipe(Effect.scoped)
 
 /**
  * The text of a configuration file (UTF-8): a regular file of at most 4 MiB, else an `McpConfigError` naming
@@ -65,11 +94,6 @@ const readBounded = (path: string, file: FileSystem.File): Effect.Effect<Uint8Ar
  * @internal
  */
 export const readText = (fs: FileSystem.FileSystem, path: string): Effect.Effect<string, McpConfigError> =>
-  Effect.gen(function*() {
-    const info = yield* fs.stat(path).pipe(Effect.mapError(cannotRead(path)))
-    if (info.type !== "File") return yield* notRegular(path, info.type)
-    const file = yield* fs.open(path, { flag: "r" }).pipe(Effect.mapError(cannotRead(path)))
-    const opened = yield* file.stat.pipe(Effect.mapError(cannotRead(path)))
-    if (opened.type !== "File") return yield* notRegular(path, opened.type)
-    return new TextDecoder().decode(yield* readBounded(path, file))
-  }).pipe(Effect.scoped)
+  readTextBounded(fs, path, MAX_CONFIG_BYTES, "a configuration is a JSON file", BOUND_TEXT).pipe(
+    Effect.mapError((refusal) => refuse(path, refusal.detail))
+  )

@@ -1,0 +1,57 @@
+/**
+ * The loopback HTTP server of `record --url` and `replay --http`: 127.0.0.1 only, on `port` (0 for a free
+ * one), for the life of the scope (closing it ends every connection, open event streams included). A handler
+ * that throws answers 500 (or ends a response already started).
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** Serve `handle`; the URL of `path` on it. */
+export const listen = (
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  port: number,
+  path: string
+): Effect.Effect<string, Error, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<{ url: string; close: () => Promise<void> }, Error>((resume) => {
+      const server = createServer((req, res) => {
+        handle(req, res).catch(() => {
+          if (!res.headersSent) res.writeHead(500)
+          res.end()
+        })
+      })
+      server.once("error", (error) => resume(Effect.fail(error)))
+      server.listen(port, "127.0.0.1", () => {
+        const { port: bound } = server.address() as AddressInfo
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${bound}${path}`,
+          close: () =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections()
+              server.close(() => resolve())
+            })
+        }))
+      })
+    }),
+    ({ close }) => Effect.promise(close)
+  ).pipe(Effect.map(({ url }) => url))
+
+/** The largest request body taken from a host. */
+export const MAX_BODY = 16 * 1024 * 1024
+
+/** A request's body, whole; `undefined` past `MAX_BODY` (the request is dropped) or when it breaks. */
+export const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      if ((size += chunk.length) > MAX_BODY) {
+        req.destroy()
+        resolve(undefined)
+      } else chunks.push(chunk)
+    })
+    req.on("end", () => resolve(Buffer.concat(chunks)))
+    req.on("error", () => resolve(undefined))
+  })
