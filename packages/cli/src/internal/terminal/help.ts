@@ -16,9 +16,10 @@ import * as Option from "effect/Option"
 /** The end of every help text. */
 export const FOOTER = [
   "EXIT CODES",
-  "  0 success; 1 the tool returned isError (servers: an entry is broken; card --check: the card differs);",
-  "  2 usage or configuration error (or a Node older than 22.19); 3 client or connection error (card: the card",
-  "  cannot be read); 130 interrupted (Ctrl-C cancels the call)."
+  "  0 success; 1 the tool returned isError (servers: an entry is broken; card --check: the card differs;",
+  "  verify: the server's answers changed); 2 usage or configuration error (or a Node older than 22.19; replay:",
+  "  the cassette cannot be read); 3 client or connection error (card: the card cannot be read; verify: it could",
+  "  not run); 130 interrupted (Ctrl-C cancels the call)."
 ].join("\n")
 
 const LOG_LEVEL = "show the server's log messages at this level and above on stderr (default: none)"
