@@ -335,14 +335,35 @@ export const load = (
   })
 
 // Node's file system is loaded when a file is read: `@effect/platform-node` is an optional peer, and a program
-// that never reads a configuration file loads neither it nor its modules.
+// that never reads a configuration file loads neither it nor its modules. Missing, it is a tagged error that
+// says what to install, not Node's ERR_MODULE_NOT_FOUND.
 let nodeFileSystemModule: Promise<typeof import("@effect/platform-node/NodeFileSystem")> | undefined
-const nodeFileSystem: Layer.Layer<FileSystem.FileSystem> = Layer.unwrap(
+const nodeFileSystem: Layer.Layer<FileSystem.FileSystem, McpConfigError> = Layer.unwrap(
   Effect.map(
-    Effect.promise(() => (nodeFileSystemModule ??= import("@effect/platform-node/NodeFileSystem"))),
+    Effect.tryPromise({
+      try: () => (nodeFileSystemModule ??= import("@effect/platform-node/NodeFileSystem")),
+      catch: (cause) => {
+        nodeFileSystemModule = undefined
+        return platformNodeMissing(cause)
+      }
+    }),
     (module) => module.layer
   )
 )
+
+/** The error of a configuration file read without `@effect/platform-node` (or with one that does not load). */
+const platformNodeMissing = (cause: unknown): McpConfigError => {
+  const notFound = typeof cause === "object" && cause !== null && "code" in cause &&
+    (cause.code === "ERR_MODULE_NOT_FOUND" || cause.code === "MODULE_NOT_FOUND")
+  const install = "npm install @effect/platform-node (an optional peer dependency of @mcp-effect/client)"
+  return new McpConfigError({
+    detail: notFound
+      ? `reading a configuration file needs @effect/platform-node, which is not installed: ${install}`
+      : `reading a configuration file needs @effect/platform-node, which did not load (${
+        cause instanceof Error ? cause.message : String(cause)
+      }): ${install}`
+  })
+}
 
 /**
  * Read a source entry by entry: a malformed entry is its own `McpConfigError` and leaves the others alone
