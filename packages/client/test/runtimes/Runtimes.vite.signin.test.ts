@@ -59,7 +59,7 @@ afterAll(async () => {
 const openApp = async (): Promise<Page> => {
   const page = await (browser as Browser).newPage()
   await page.goto(new URL("index.html", host?.url).href)
-  await page.waitForFunction(() => Reflect.get(window, "appStarted") === true)
+  await page.waitForFunction(() => Reflect.get(globalThis, "appStarted") === true)
   return page
 }
 
@@ -75,7 +75,7 @@ describe("a Vite production build signs in with the app's own page as the redire
       const redirect = new URL("index.html?code=the-code&state=the-state&iss=https%3A%2F%2Fas.example", host?.url).href
       const [popup, landed] = await Promise.all([
         page.waitForEvent("popup"),
-        page.evaluate((url) => (Reflect.get(window, "signIn") as (url: string) => Promise<string>)(url), redirect)
+        page.evaluate((url) => (Reflect.get(globalThis, "signIn") as (url: string) => Promise<string>)(url), redirect)
       ])
       assert.strictEqual(landed, redirect)
       // completeSignIn() closed the popup (the close reaches this side as an event).
@@ -91,17 +91,18 @@ describe("a Vite production build signs in with the app's own page as the redire
     try {
       await page.evaluate(() => {
         const posted: Array<unknown> = []
-        Reflect.set(window, "posted", posted)
-        window.addEventListener("message", (event) => void posted.push(event.data))
+        Reflect.set(globalThis, "posted", posted)
+        const page = globalThis as unknown as { readonly addEventListener: (type: "message", f: (event: { readonly data: unknown }) => void) => void }
+        page.addEventListener("message", (event) => void posted.push(event.data))
       })
       const [child] = await Promise.all([
         page.context().waitForEvent("page"),
-        page.evaluate(() => void Reflect.set(window, "child", window.open("/index.html?from=app", "other")))
+        page.evaluate(() => void Reflect.set(globalThis, "child", (globalThis as unknown as { readonly open: (url: string, name: string) => unknown }).open("/index.html?from=app", "other")))
       ])
-      await child.waitForFunction(() => Reflect.get(window, "appStarted") === true)
+      await child.waitForFunction(() => Reflect.get(globalThis, "appStarted") === true)
       assert.isFalse(child.isClosed())
-      assert.isFalse(await page.evaluate(() => (Reflect.get(window, "child") as Window).closed))
-      assert.deepStrictEqual(await page.evaluate(() => Reflect.get(window, "posted")), [])
+      assert.isFalse(await page.evaluate(() => (Reflect.get(globalThis, "child") as { readonly closed: boolean }).closed))
+      assert.deepStrictEqual(await page.evaluate(() => Reflect.get(globalThis, "posted")), [])
     } finally {
       await page.close()
     }
