@@ -121,19 +121,28 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit: any sliding window", ()
 
   it("a call that outlasts the window keeps its turn: with 1 a second, a 1.2 s call and a quick one never overlap at the server", async () => {
     const seen: Array<{ readonly name: string; readonly at: number }> = []
+    // When the server finished the slow call: its turn ended later still (once its answer was back).
+    const slowEnded: Array<number> = []
     const counted = McpTestServer.make({
       era: "modern",
       tools: [
-        McpTestServer.tool({ name: "slow", handler: () => Effect.sync(() => void seen.push({ name: "slow", at: Date.now() })).pipe(Effect.andThen(Effect.sleep("1200 millis")), Effect.as("done")) }),
+        McpTestServer.tool({
+          name: "slow",
+          handler: () =>
+            Effect.sync(() => void seen.push({ name: "slow", at: Date.now() })).pipe(
+              Effect.andThen(Effect.sleep("1200 millis")),
+              Effect.andThen(Effect.sync(() => void slowEnded.push(Date.now()))),
+              Effect.as("done")
+            )
+        }),
         McpTestServer.tool({ name: "quick", handler: () => Effect.sync(() => void seen.push({ name: "quick", at: Date.now() })).pipe(Effect.as("done")) })
       ]
     })
     const layer = McpFleet.withRateLimit({ limit: 1, window: "1 second", key: `http://mcp.example/slow/${randomBytes(6).toString("hex")}`, prefix: "rl-slow" })(
       counted.layer({ requestTimeout: "10 seconds" })
     ).pipe(Layer.provide(NodeRedis.layer({ url: redis?.url ?? "" })))
-    const ended: Array<number> = []
     await Effect.runPromise(Effect.gen(function*() {
-      const slow = yield* Effect.forkChild(Effect.tap(McpClient.callTool("slow", {}), () => Effect.sync(() => void ended.push(Date.now()))))
+      const slow = yield* Effect.forkChild(McpClient.callTool("slow", {}))
       // The quick call asks only once the slow one is at the server: it must wait for the slow one's end + 1 s.
       while (seen.length === 0) yield* Effect.sleep("5 millis")
       yield* McpClient.callTool("quick", {})
@@ -141,7 +150,8 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit: any sliding window", ()
     }).pipe(Effect.provide(layer)))
     const quick = seen.find((s) => s.name === "quick")?.at ?? 0
     assert.deepStrictEqual(seen.map((s) => s.name), ["slow", "quick"])
-    assert.isAtLeast(quick - (ended[0] ?? Infinity), 1000 - 20)
+    // No margin: the quick call's turn came a whole window after the slow one's end, which followed the server's.
+    assert.isAtLeast(quick - (slowEnded[0] ?? Infinity), 1000)
   }, 60_000)
 })
 
