@@ -178,8 +178,9 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", 
       assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
       const started = Date.now()
       for (let i = 0; i < 5; i++) assert.isTrue((await client.listTools()).some((tool) => tool.name === "echo"))
-      assert.isBelow(Date.now() - started, 1000)
+      // None waited for a turn (which would take the 5 s window each): no wait reported, and less than one window.
       assert.deepStrictEqual(waits, [])
+      assert.isBelow(Date.now() - started, 5000)
     } finally {
       await client.close()
     }
