@@ -185,4 +185,28 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", 
       await client.close()
     }
   }, 20_000)
+
+  it("a call that lists the tools first (through the gated cache) holds one turn for both: 1 a second, it answers at once", async () => {
+    const waits: Array<number> = []
+    const client = await NodePromise.connectFleet({
+      url: lists?.url ?? "",
+      fleet: {
+        url: redis?.url ?? "",
+        subject: "u",
+        key: randomBytes(32).toString("base64"),
+        prefix: "rl-nested",
+        // A key of its own: the other tests' turns on this server are not this test's.
+        rateLimit: { limit: 1, window: "1 second", prefix: `rl-nested-${randomBytes(4).toString("hex")}`, onWait: (ms) => void waits.push(ms) }
+      }
+    })
+    try {
+      // Unknown to the client, so its catalogue is fetched first, inside the call (a second turn would wait for
+      // the first to end, which waits for it: 60 s).
+      const called = await client.callTool("echo", { text: "nested" })
+      assert.isFalse(called.isError === true, JSON.stringify(called))
+      assert.deepStrictEqual(waits, [])
+    } finally {
+      await client.close()
+    }
+  }, 20_000)
 })

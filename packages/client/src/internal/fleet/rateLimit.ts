@@ -19,6 +19,7 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
@@ -101,6 +102,11 @@ const sleepFor = (millis: number): Effect.Effect<void> =>
 
 const unlimited = Effect.logDebug("mcp fleet: the shared rate limit is unavailable; this call goes unlimited")
 
+/** The sliding-window keys whose turn the current fiber's operation holds. */
+const HeldTurns = Context.Reference<ReadonlySet<string>>("@mcp-effect/client/McpFleet/HeldTurns", {
+  defaultValue: () => new Set()
+})
+
 /** The sliding window: hold a turn while `operation` runs, waiting for one first when the fleet is over. */
 const slidingGate = (
   options: RateLimitOptions,
@@ -128,16 +134,21 @@ const slidingGate = (
   // interrupted, is let go rather than counted as in flight for `IN_FLIGHT_MS`.
   const release = (member: string) => Effect.asVoid(trip("rate limit", end(key, member)))
   return (operation) =>
-    Effect.suspend(() => {
+    HeldTurns.use((held) => {
+      // Within an operation that holds this server's turn (a call that lists the tools first, through the
+      // gated cache), the turn it holds is the one: a second would wait for the first to end, which waits on it.
+      if (held.has(key)) return operation
       const member = `${process.pid}.${randomBytes(9).toString("base64url")}`
+      const holding = new Set([...held, key])
       return Effect.uninterruptibleMask((restore) =>
         restore(acquire(member)).pipe(
-          Effect.andThen(restore(operation)),
+          Effect.andThen(restore(Effect.provideService(operation, HeldTurns, holding))),
           Effect.ensuring(release(member))
         )
       )
     })
 }
+
 
 /** The gate: every operation through it takes (and, sliding, holds) a turn. @internal */
 export const gate = (options: RateLimitOptions): Effect.Effect<Gate, never, Redis.Redis> =>
