@@ -209,4 +209,26 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit and the fleet's cache", 
       await client.close()
     }
   }, 20_000)
+
+  it("a call holding the turn never joins a listing in flight that waits for that turn (1 a second): both answer", async () => {
+    const client = await NodePromise.connectFleet({
+      url: lists?.url ?? "",
+      fleet: {
+        url: redis?.url ?? "",
+        subject: "u",
+        key: randomBytes(32).toString("base64"),
+        prefix: "rl-join",
+        rateLimit: { limit: 1, window: "1 second", prefix: `rl-join-${randomBytes(4).toString("hex")}` }
+      }
+    })
+    try {
+      // The call takes the one turn; the listing, asked just after, waits for it in the shared cache; the call
+      // then needs the catalogue too. Joined to the waiting listing, it would wait for its own turn (60 s).
+      const [called, listed] = await Promise.all([client.callTool("echo", { text: "joined" }), client.listTools()])
+      assert.isFalse(called.isError === true, JSON.stringify(called))
+      assert.isTrue(listed.some((tool) => tool.name === "echo"))
+    } finally {
+      await client.close()
+    }
+  }, 20_000)
 })

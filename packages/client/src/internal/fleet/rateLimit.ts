@@ -48,8 +48,12 @@ export interface RateLimitOptions {
   readonly onWait?: ((millis: number) => void) | undefined
 }
 
-/** An operation run within a turn of the limit. @internal */
-export type Gate = <A, E, R>(operation: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+/** Operations run within a turn of the limit. @internal */
+export interface Gate {
+  <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E, R>
+  /** Whether the current fiber's operation holds this gate's turn (its own requests need no other). */
+  readonly held: Effect.Effect<boolean>
+}
 
 /** How long a turn whose end was never recorded counts as in flight. @internal */
 export const IN_FLIGHT_MS = 60_000
@@ -133,7 +137,7 @@ const slidingGate = (
   // The end is recorded whatever happened: a turn taken by an answer that came too late, or by a wait
   // interrupted, is let go rather than counted as in flight for `IN_FLIGHT_MS`.
   const release = (member: string) => Effect.asVoid(trip("rate limit", end(key, member)))
-  return (operation) =>
+  const through = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     HeldTurns.use((held) => {
       // Within an operation that holds this server's turn (a call that lists the tools first, through the
       // gated cache), the turn it holds is the one: a second would wait for the first to end, which waits on it.
@@ -147,8 +151,8 @@ const slidingGate = (
         )
       )
     })
+  return Object.assign(through, { held: HeldTurns.use((held) => Effect.succeed(held.has(key))) })
 }
-
 
 /** The gate: every operation through it takes (and, sliding, holds) a turn. @internal */
 export const gate = (options: RateLimitOptions): Effect.Effect<Gate, never, Redis.Redis> =>
@@ -173,7 +177,9 @@ export const gate = (options: RateLimitOptions): Effect.Effect<Gate, never, Redi
       const millis = Duration.toMillis(result.delay)
       return millis > 0 ? Effect.andThen(sleepFor(millis), waited(options, millis)) : Effect.void
     })
-    return (operation) => Effect.andThen(before, operation)
+    const through = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.andThen(before, operation)
+    const gate: Gate = Object.assign(through, { held: Effect.succeed(false) })
+    return gate
   })
 
 /**
@@ -205,7 +211,7 @@ export const limitClient = (
   through: Gate,
   cacheGated = false
 ): McpClient.Service => {
-  const legacyOnly: Gate = (operation) =>
+  const legacyOnly = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
       Effect.orElseSucceed(client.era, () => "legacy" as const),
       (era) => era === "legacy" ? through(operation) : operation
@@ -231,5 +237,9 @@ export const limitClient = (
  */
 export const gateCache = (cache: ResultCacheService, through: Gate): ResultCacheService => ({
   ...cache,
-  get: (key, fetch, options) => cache.get(key, through(fetch), options)
+  // Asked by an operation that holds the turn (a call listing the tools first): fetched afresh under that
+  // turn, never joined to a fetch in flight, which may be waiting for the very turn this operation holds.
+  get: (key, fetch, options) =>
+    Effect.flatMap(through.held, (held) =>
+      held ? cache.get(key, fetch, { ...options, refresh: true }) : cache.get(key, through(fetch), options))
 })
