@@ -77,11 +77,12 @@ const catChildren = () => childrenRunning("cat")
 
 describe("McpConfig.connectServers when no server ever answers (issue 33, item 16)", () => {
   it("200 entries: at most 8 server processes alive at any time, each entry fails at its connect timeout, none left after", async () => {
-    // `cat > /dev/null` reads the handshake and never answers; it leaves when its stdin is closed.
+    // `cat > /dev/null` reads the handshake and never answers, its stdout kept open (fd 3) so that it is not
+    // gone but silent; it leaves when its stdin is closed.
     const config = {
       mcpServers: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [
         `s${i}`,
-        { command: "sh", args: ["-c", "exec cat > /dev/null"] }
+        { command: "sh", args: ["-c", "exec 3>&1; exec cat > /dev/null"] }
       ]))
     }
     let most = 0
