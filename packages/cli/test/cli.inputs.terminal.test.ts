@@ -40,7 +40,7 @@ describe.skipIf(!hasTmux)(tmuxSuite("VS Code's inputs in a terminal (tmux)"), ()
       assert.match(plain, /^echo\s/m)
       assert.include(plain, "EXIT=0")
 
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`${cli} tools --config .vscode/mcp.json --server secret; echo EXIT=$?`)
       yield* term.waitFor(/\? API token/)
       yield* term.type("s3cret-value")

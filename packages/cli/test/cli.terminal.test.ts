@@ -21,13 +21,13 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect in a terminal (tmux)"), () => {
       yield* term.type(`${cli} read --help; echo TTY=$?`)
       yield* term.waitFor(/TTY=0/)
       assert.match(yield* term.rawScreen, /\x1b\[[0-9;]*mUSAGE/)
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`NO_COLOR=1 ${cli} read --help; echo NO_COLOR=$?`)
       yield* term.waitFor(/NO_COLOR=0/)
       const plain = yield* term.rawScreen
       assert.include(plain, "USAGE")
       assert.notMatch(plain, /\x1b\[[0-9;]*m(USAGE|DESCRIPTION)/)
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`${cli} read --help | cat; echo PIPED=$?`)
       yield* term.waitFor(/PIPED=0/)
       assert.notMatch(yield* term.rawScreen, /\x1b\[[0-9;]*m(USAGE|DESCRIPTION)/)
@@ -107,7 +107,7 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect in a terminal (tmux)"), () => {
       assert.match(done, /^done\nEXIT=0$/m)
       assert.notMatch(done, /%/)
 
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`${cli} call slow ms=60000 steps=60 ${demo}; echo EXIT=$?`)
       yield* term.waitFor(/\(1\/60\) step 1/)
       yield* term.press("C-c")

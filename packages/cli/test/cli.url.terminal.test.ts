@@ -112,16 +112,19 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect and URL elicitation in a termina
     Effect.gen(function*() {
       const browser = yield* fakeBrowser
       const term = yield* terminal(cwd)
+      // A shell as slow as a busy machine's (load 8 on two cores): the last command's prompt and EXIT= stay on
+      // the screen a while after `clear` is typed, and must not be taken for the next one's.
+      yield* term.type("clear() { sleep 1; command clear; }")
       yield* term.type(`${browser.shellEnv} ${cli} call url_elicit ${legacy}; echo EXIT=$?`)
       yield* term.waitFor(CONSENT)
       yield* term.press("Enter")
       assert.include(yield* term.waitFor(/EXIT=\d+/), "url elicitation: declined")
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`${browser.shellEnv} ${cli} call url_elicit ${legacy}; echo EXIT=$?`)
       yield* term.waitFor(CONSENT)
       yield* term.press("Escape")
       assert.include(yield* term.waitFor(/EXIT=\d+/), "url elicitation: cancelled")
-      yield* term.type("clear")
+      yield* term.clear
       yield* term.type(`${browser.shellEnv} ${cli} call url_required ${legacy}; echo EXIT=$?`)
       yield* term.waitFor(CONSENT)
       yield* term.press("n")
@@ -137,7 +140,7 @@ describe.skipIf(!hasTmux)(tmuxSuite("mcp-effect and URL elicitation in a termina
       const browser = yield* fakeBrowser
       const term = yield* terminal(cwd)
       for (const url of ["javascript:alert(1)", "file:///etc/passwd"]) {
-        yield* term.type("clear")
+        yield* term.clear
         yield* term.type(`${browser.shellEnv} ${cli} call url_elicit 'url=${url}' ${legacy}; echo EXIT=$?`)
         const done = yield* term.waitFor(/EXIT=\d+/)
         assert.include(done, "not opened: only http and https links are opened")

@@ -16,7 +16,7 @@
  *   url: "https://mcp.example.com/mcp",
  *   auth: {
  *     clientMetadataUrl: "https://app.example.com/oauth/client.json",
- *     redirectUrl: "https://app.example.com/oauth/callback.html",  // runs BrowserMcpAuth.completeSignIn()
+ *     redirectUrl: "https://app.example.com/",  // this page: it runs BrowserMcpAuth.completeSignIn() first
  *     onAuthorize: BrowserMcpAuth.popup(),
  *     tokenStorage: localStorage
  *   }
@@ -46,7 +46,9 @@ export const popup: (options?: popupFlow.PopupOptions) => (authorizationUrl: URL
 
 /**
  * Run on the redirect page (`redirectUrl`): post the URL it was reached at to the page that opened the popup,
- * on this origin only, then close the popup. `false` when nothing opened it.
+ * on this origin only, then close the popup. `false` (nothing done) when nothing opened it or the URL is no
+ * authorization response (`state` with `code` or `error`): so the redirect page may be the app's own page,
+ * which calls this first at every start and goes on when it returns `false` (no page of its own to build).
  *
  * @since 0.3.0
  * @category utils

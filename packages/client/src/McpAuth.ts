@@ -24,8 +24,10 @@
  *   has just issued is given up on after two authorizations per scope set (a token that lived its life
  *   resets that count); a new authorization server in the PRM means a fresh registration there;
  * - a sign-in has its own budget (`signInTimeout`, the person's time in `onAuthorize`), each HTTP exchange with
- *   an endpoint (metadata, registration, token, refresh) its own (`exchangeTimeout`, 30 s by default), and the
- *   requests waiting on them are not charged for either;
+ *   an endpoint (metadata, registration, token, refresh) its own (`exchangeTimeout`, 30 s by default); what the
+ *   client does alone for a call (an exchange, an assertion) also ends with that call's `requestTimeout`, while
+ *   the person's time is not the call's: a machine-to-machine client whose token endpoint hangs fails the call
+ *   at its timeout, and the next call authorizes afresh;
  * - extensions: `client_credentials` (secret, `private_key_jwt`), the JWT bearer grant (workload identity),
  *   enterprise-managed authorization, DPoP (a fresh proof per request, server nonces honoured).
  *
@@ -49,6 +51,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
@@ -94,8 +97,15 @@ export const layerMemoryStore: Layer.Layer<TokenStore> = Layer.sync(TokenStore, 
  * @category models
  */
 export interface Service {
-  /** The transport's authorizer for one MCP server URL. */
-  readonly forServer: (url: string | URL) => Effect.Effect<McpTransport.HttpAuthorizer>
+  /**
+   * The transport's authorizer for one MCP server URL. `requestTimeout`: the timeout of the client's requests,
+   * which also bounds what the client does alone to authorize one of them (an exchange with a token endpoint,
+   * an assertion), so that a hung endpoint fails the call at its timeout rather than at `exchangeTimeout`.
+   */
+  readonly forServer: (
+    url: string | URL,
+    options?: { readonly requestTimeout?: Duration.Input | undefined }
+  ) => Effect.Effect<McpTransport.HttpAuthorizer>
 }
 
 /**
@@ -161,9 +171,16 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
             : noFileStore(options.tokenFile)
       )
       return McpAuth.of({
-        forServer: (url) =>
+        forServer: (url, server) =>
           Effect.promise(loadEngine).pipe(
-            Effect.flatMap((engine) => engine.make(new URL(url), options, tokens)),
+            Effect.flatMap((engine) =>
+              engine.make(
+                new URL(url),
+                options,
+                tokens,
+                server?.requestTimeout === undefined ? undefined : Duration.fromInputUnsafe(server.requestTimeout)
+              )
+            ),
             Effect.map(authorizerOf)
           )
       })
@@ -177,12 +194,12 @@ export const layer = (options: AuthOptions): Layer.Layer<McpAuth> =>
  * @category layers
  */
 export const layerHttp = (
-  options: McpTransport.HttpOptions
+  options: McpTransport.HttpOptions & { readonly requestTimeout?: Duration.Input | undefined }
 ): Layer.Layer<McpTransport.McpTransport, never, McpAuth | HttpClient.HttpClient> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const auth = yield* McpAuth
-      const authorizer = yield* auth.forServer(options.url)
+      const authorizer = yield* auth.forServer(options.url, options)
       return McpTransport.layerHttp({ ...options, authorizer })
     })
   )

@@ -37,24 +37,27 @@
  * - A file that cannot be read, is not a regular file (a FIFO, a device), is larger than 4 MiB, is not JSON, or
  *   has a malformed entry fails with `McpConfigError`, which names the file, the entry and the field. A server
  *   that cannot be started or listed fails with `McpConfigServerError` naming the entry.
- * - `make`, `layer` and `connectServers` start at most `concurrency` servers at once (default 8).
+ * - `make`, `layer` and `connectServers` start at most `concurrency` servers at once (default 8), each within
+ *   `connectTimeout` (default 30 s): a server that fails or does not answer in time is stopped before the next
+ *   one starts, so no more than `concurrency` processes are starting or stopping at any time.
  * - The HTTP+SSE transport of 2024-11-05 (`"type": "sse"`) is not supported and is reported as such.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as file from "./internal/config/file.js"
 import * as parse from "./internal/config/parse.js"
 import * as LlmBridge from "./LlmBridge.js"
 import * as McpClient from "./McpClient.js"
-import type { McpClientError } from "./McpError.js"
+import { type McpClientError, McpTimeoutError } from "./McpError.js"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as ToolRegistry from "./ToolRegistry.js"
 import * as NodePath from "node:path"
@@ -171,6 +174,12 @@ export interface LayerOptions extends ParseOptions {
    * connected while the next ones start. A whole number of at least 1.
    */
   readonly concurrency?: number | undefined
+  /**
+   * How long one server may take to start and answer its handshake (default 30 seconds, as `mcp-effect`'s
+   * `--connect-timeout`); then it is broken (`McpConfigServerError` with an `McpTimeoutError`), its process
+   * stopped before the next server starts. The calls keep their own `requestTimeout`.
+   */
+  readonly connectTimeout?: Duration.Input | undefined
 }
 
 // -----------------------------------------------------------------------------
@@ -326,14 +335,35 @@ export const load = (
   })
 
 // Node's file system is loaded when a file is read: `@effect/platform-node` is an optional peer, and a program
-// that never reads a configuration file loads neither it nor its modules.
+// that never reads a configuration file loads neither it nor its modules. Missing, it is a tagged error that
+// says what to install, not Node's ERR_MODULE_NOT_FOUND.
 let nodeFileSystemModule: Promise<typeof import("@effect/platform-node/NodeFileSystem")> | undefined
-const nodeFileSystem: Layer.Layer<FileSystem.FileSystem> = Layer.unwrap(
+const nodeFileSystem: Layer.Layer<FileSystem.FileSystem, McpConfigError> = Layer.unwrap(
   Effect.map(
-    Effect.promise(() => (nodeFileSystemModule ??= import("@effect/platform-node/NodeFileSystem"))),
+    Effect.tryPromise({
+      try: () => (nodeFileSystemModule ??= import("@effect/platform-node/NodeFileSystem")),
+      catch: (cause) => {
+        nodeFileSystemModule = undefined
+        return platformNodeMissing(cause)
+      }
+    }),
     (module) => module.layer
   )
 )
+
+/** The error of a configuration file read without `@effect/platform-node` (or with one that does not load). */
+const platformNodeMissing = (cause: unknown): McpConfigError => {
+  const notFound = typeof cause === "object" && cause !== null && "code" in cause &&
+    (cause.code === "ERR_MODULE_NOT_FOUND" || cause.code === "MODULE_NOT_FOUND")
+  const install = "npm install @effect/platform-node (an optional peer dependency of @mcp-effect/client)"
+  return new McpConfigError({
+    detail: notFound
+      ? `reading a configuration file needs @effect/platform-node, which is not installed: ${install}`
+      : `reading a configuration file needs @effect/platform-node, which did not load (${
+        cause instanceof Error ? cause.message : String(cause)
+      }): ${install}`
+  })
+}
 
 /**
  * Read a source entry by entry: a malformed entry is its own `McpConfigError` and leaves the others alone
@@ -484,13 +514,30 @@ const readReporting = (source: Source | Config, options: LayerOptions) =>
     return { config, malformed }
   })
 
-/** One entry's client, connected (its era known), or why not. */
-const connectEntry = (entry: ServerEntry, options: LayerOptions) =>
-  connect(entry, options.client).pipe(
-    Effect.tap((client) => client.info),
-    Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),
-    Effect.map((client) => [entry.name, client] as const)
-  )
+/**
+ * One entry's client, connected (its era known) within the connect timeout, or why not. The entry has a scope
+ * of its own: a server that failed is stopped (its process gone) before this returns, so `concurrency` bounds
+ * the processes alive, not only the starts; a connected one lives until the caller's scope closes.
+ */
+const connectEntry = (entry: ServerEntry, options: LayerOptions, timeout: Duration.Duration) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    const timeoutMillis = Duration.toMillis(timeout)
+    return yield* connect(entry, options.client).pipe(
+      Effect.tap((client) => client.info),
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(new McpTimeoutError({ method: "connect", limit: "overall", timeoutMillis }))
+      }),
+      Scope.provide(scope),
+      Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void),
+      Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),
+      Effect.map((client) => [entry.name, client] as const)
+    )
+  })
+
+/** How long `make` gives one server to start and answer its handshake by default. */
+const DEFAULT_CONNECT_TIMEOUT = "30 seconds"
 
 /** How many servers `make` starts at once by default. */
 const DEFAULT_CONCURRENCY = 8
@@ -512,6 +559,7 @@ export const make = (
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       return yield* new McpConfigError({ detail: `concurrency must be a whole number of at least 1, got ${concurrency}` })
     }
+    const timeout = Duration.fromInputUnsafe(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
     const { config, malformed } = yield* readReporting(source, options)
     const entries = yield* selected(config, options.only, malformed)
     const failures: Array<McpConfigError | McpConfigServerError> = malformed.filter((error) =>
@@ -521,8 +569,8 @@ export const make = (
       entries,
       (entry) =>
         options.onBroken === "report"
-          ? Effect.result(connectEntry(entry, options))
-          : Effect.map(connectEntry(entry, options), Result.succeed),
+          ? Effect.result(connectEntry(entry, options, timeout))
+          : Effect.map(connectEntry(entry, options, timeout), Result.succeed),
       { concurrency }
     )
     const clients: Array<readonly [string, McpClient.Service]> = []

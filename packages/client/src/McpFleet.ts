@@ -224,8 +224,11 @@ const gateOf = (options: RateLimitOptions & { readonly key: string }) =>
 
 /**
  * A per-server rate limit shared by the fleet, put in front of the `McpClient` of `self`: each operation
- * takes a turn in Redis and, over the limit, waits for it before it is sent (its timeout starts then: the
- * wait is logged and traced as a wait, never a timeout). Here every operation takes a turn, a cached answer
+ * holds a turn in Redis while it runs and, over the limit, waits for one before it is sent (its timeout
+ * starts then: the wait is logged and traced as a wait, never a timeout). The sliding window holds as the
+ * server counts, from the first call and however late a request reaches the wire: a turn counts from its
+ * start until a window after its operation ended. An operation that sends more than one request (a listing
+ * of many pages, a retry after a header mismatch, input rounds) holds one turn for all of them. Here every operation takes a turn, a cached answer
  * too; `layerHttp`'s `fleet.rateLimit` spends turns only on what goes to the server.
  *
  * @since 0.2.0

@@ -80,7 +80,7 @@ export const layerHttpTransport = (options: McpClient.HttpClientOptions): Layer.
     ? transportOn(options)
     : Layer.unwrap(
       Effect.map(
-        Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url)),
+        Effect.flatMap(McpAuth.McpAuth, (auth) => auth.forServer(options.url, options)),
         (authorizer) => transportOn({ ...options, authorizer })
       )
     ).pipe(Layer.provide(NodeMcpAuth.layer(options.auth)))

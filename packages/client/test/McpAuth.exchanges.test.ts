@@ -3,7 +3,8 @@
  * connection and never answers ends that exchange at `exchangeTimeout` (30 s by default) with an `McpAuthError`
  * naming the step and the timeout, not at the person's `signInTimeout` (5 minutes). One real loopback server
  * that never answers stands in for each endpoint in turn; the clock is `TestClock` (the budgets are Effect
- * timeouts, which interrupt, and so abort, the real request).
+ * timeouts, which interrupt, and so abort, the real request). The calls here have a request timeout longer than
+ * the exchange budget (2 minutes): a shorter one ends the exchange first (`McpAuth.callTimeout.test.ts`).
  */
 import { McpAuth } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
@@ -18,6 +19,8 @@ import { CLIENT_SECRET, protectedMcp, scriptedAs, type ScriptedAs } from "./fixt
 import { advance, really } from "./fixtures/testClock.js"
 
 const REDIRECT = "http://127.0.0.1:9/callback"
+/** Longer than the exchange budget, so that the budget is what ends a hung exchange. */
+const REQUEST_TIMEOUT = "2 minutes"
 
 const machine = { clientCredentials: { clientId: "job", clientSecret: CLIENT_SECRET } }
 const person = { redirectUrl: REDIRECT, onAuthorize: follow }
@@ -47,16 +50,16 @@ const endsAtExchangeBudget = <A, E, R>(
     return authError
   })
 
-/** A client_credentials client of a server protected by `as`, with a request timeout of 3 s. */
+/** A client_credentials client of a server protected by `as`, with a request timeout of 2 minutes. */
 const machineCall = (mcpUrl: string, options: Partial<McpAuth.AuthOptions> = {}) =>
   Effect.flatMap(
-    authorizedClient(mcpUrl, { ...machine, ...options }, { requestTimeout: "3 seconds" }),
+    authorizedClient(mcpUrl, { ...machine, ...options }, { requestTimeout: REQUEST_TIMEOUT }),
     (client) => client.callTool("echo")
   )
 
 const tokenPaths = (as: ScriptedAs) => as.seen.filter((request) => request.path === "/token")
 
-describe("a client_credentials call, request timeout 3 s, against an endpoint that never answers", () => {
+describe("a client_credentials call, request timeout 2 minutes, against an endpoint that never answers", () => {
   it.effect("protected resource metadata: the call ends at the exchange budget, at discovery", () =>
     Effect.gen(function*() {
       const hung = yield* heldEndpoint
@@ -97,7 +100,7 @@ describe("a client_credentials call, request timeout 3 s, against an endpoint th
       const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       const enterprise = { clientId: "app", idpTokenEndpoint: `${hung.origin}/idp/token`, idpClientId: "idp-app", idToken: "id-token" }
-      const client = yield* authorizedClient(mcp.url, { enterprise }, { requestTimeout: "3 seconds" })
+      const client = yield* authorizedClient(mcp.url, { enterprise }, { requestTimeout: REQUEST_TIMEOUT })
       yield* endsAtExchangeBudget(hung, client.callTool("echo"), "token")
       assert.deepStrictEqual(hung.asked, ["/idp/token"])
       assert.lengthOf(tokenPaths(as), 0)
@@ -120,7 +123,7 @@ describe("a sign-in (authorization code) against an endpoint that never answers"
       const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { registration_endpoint: `${hung.origin}/register` }
-      const client = yield* authorizedClient(mcp.url, person, { requestTimeout: "3 seconds" })
+      const client = yield* authorizedClient(mcp.url, person, { requestTimeout: REQUEST_TIMEOUT })
       yield* endsAtExchangeBudget(hung, client.callTool("echo"), "registration")
       assert.deepStrictEqual(hung.asked, ["/register"])
     }))
@@ -131,7 +134,7 @@ describe("a sign-in (authorization code) against an endpoint that never answers"
       const hung = yield* heldEndpoint
       const mcp = yield* protectedMcp(as)
       as.switches.metadata = { token_endpoint: `${hung.origin}/token` }
-      const client = yield* authorizedClient(mcp.url, person, { requestTimeout: "3 seconds" })
+      const client = yield* authorizedClient(mcp.url, person, { requestTimeout: REQUEST_TIMEOUT })
       yield* endsAtExchangeBudget(hung, client.callTool("echo"), "token")
       assert.deepStrictEqual(hung.asked, ["/token"])
       assert.lengthOf(tokenPaths(as), 0)

@@ -5,6 +5,7 @@
  */
 import { McpConfig, NodePromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -20,6 +21,12 @@ const mostStartingAtOnce = (log: string): number => {
     if (line.startsWith("ready ")) starting--
   }
   return most
+}
+
+/** This process's children running `command`: the process table, not a log. */
+const childrenRunning = (command: string): number => {
+  const ps = spawnSync("ps", ["-o", "comm=", "--ppid", String(process.pid)], { encoding: "utf8" })
+  return ps.stdout.split("\n").filter((line) => line.trim() === command).length
 }
 
 const configOf = (count: number, log: string) => ({
@@ -39,6 +46,7 @@ const connectCounting = async (count: number, options: McpConfig.LayerOptions) =
   } finally {
     await servers.close()
   }
+  assert.strictEqual(childrenRunning(path.basename(process.execPath)), 0, "server processes left after close")
   return mostStartingAtOnce(log)
 }
 
@@ -63,4 +71,34 @@ describe("McpConfig.connectServers with many entries (issue 25, item 7)", () => 
     assert.include(String(error), "concurrency must be a whole number of at least 1, got 0")
     assert.isFalse(existsSync(log))
   })
+})
+
+const catChildren = () => childrenRunning("cat")
+
+describe("McpConfig.connectServers when no server ever answers (issue 33, item 16)", () => {
+  it("200 entries: at most 8 server processes alive at any time, each entry fails at its connect timeout, none left after", async () => {
+    // `cat > /dev/null` reads the handshake and never answers, its stdout kept open (fd 3) so that it is not
+    // gone but silent; it leaves when its stdin is closed.
+    const config = {
+      mcpServers: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [
+        `s${i}`,
+        { command: "sh", args: ["-c", "exec 3>&1; exec cat > /dev/null"] }
+      ]))
+    }
+    let most = 0
+    const sampler = setInterval(() => void (most = Math.max(most, catChildren())), 10)
+    let error: unknown
+    try {
+      // The connect timeout is what settles each entry: a server that never answers cannot make it pass.
+      error = await NodePromise.connectServers(config, { connectTimeout: "250 millis" }).then(() => undefined, (e: unknown) => e)
+    } finally {
+      clearInterval(sampler)
+    }
+    assert.instanceOf(error, McpConfig.McpConfigServerError)
+    assert.include(String(error), `server "s0": `)
+    assert.include(String(error), "connect got no answer within the overall timeout of 250 ms")
+    assert.isAtMost(most, 8, "server processes alive at once")
+    assert.isAtLeast(most, 2, "the servers start in parallel")
+    assert.strictEqual(catChildren(), 0, "server processes left after connectServers settled")
+  }, 300_000)
 })

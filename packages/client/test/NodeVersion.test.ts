@@ -2,7 +2,9 @@
  * Node older than 22.19 (issue 26, item 6), on a real old Node of this machine (Debian's Node 20, `/usr/bin/node`;
  * any Node on PATH older than 22.19 will do): the Node entry refuses to load with a message naming the version
  * needed and the one found, while the portable entry loads and talks to a real server over HTTP on `fetch`.
- * Skipped, saying so, where no such Node is installed.
+ * Skipped, saying so, where no such Node is installed. What each package declares follows its entries (issue 33,
+ * item 23): `engines` is per package, so the client's and the toolkit's say the portable entry's floor (Node 20),
+ * which this old Node meets, and the CLI's (the Node wing alone) says 22.19.
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -60,12 +62,56 @@ beforeAll(async () => {
 })
 afterAll(() => server?.stop())
 
+/** Whether `version` meets an `engines.node` range of the form `>=MAJOR[.MINOR[.PATCH]]` (the only form used). */
+const meets = (version: string, range: string): boolean => {
+  const floor = /^>=(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim())
+  if (floor === null) throw new Error(`an engines range of another form: ${range}`)
+  const have = version.split(".").map(Number)
+  const need = [Number(floor[1]), Number(floor[2] ?? 0), Number(floor[3] ?? 0)]
+  for (let i = 0; i < 3; i++) {
+    if ((have[i] ?? 0) !== need[i]) return (have[i] ?? 0) > (need[i] ?? 0)
+  }
+  return true
+}
+
+const enginesOf = (pkg: string): string => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(repo, "packages", pkg, "package.json"), "utf8")) as {
+    readonly engines: { readonly node: string }
+  }
+  return manifest.engines.node
+}
+
+describe("engines: what each package declares", () => {
+  it("the client and the toolkit admit Node 20 (the portable entry's floor); the CLI asks for 22.19 (the Node wing's)", () => {
+    assert.isTrue(meets("20.0.0", enginesOf("client")), enginesOf("client"))
+    assert.isTrue(meets("20.0.0", enginesOf("ai")), enginesOf("ai"))
+    assert.isFalse(meets("18.20.0", enginesOf("client")), "nothing older than the tested floor is promised")
+    assert.strictEqual(enginesOf("cli"), ">=22.19")
+  })
+
+  it.skipIf(oldNode === undefined)("this old Node meets the client's and the toolkit's engines", () => {
+    assert.isTrue(meets(oldNode?.version ?? "", enginesOf("client")))
+    assert.isTrue(meets(oldNode?.version ?? "", enginesOf("ai")))
+  })
+})
+
 describe(`on Node ${oldNode?.version ?? "(none older than 22.19 installed)"}`, () => {
   it.skipIf(oldNode === undefined)("the Node entry refuses to load, naming the version needed and the one found", () => {
     const result = runOld(`await import("@mcp-effect/client/node")`)
     assert.notStrictEqual(result.status, 0)
     assert.include(result.stderr, `@mcp-effect/client/node needs Node 22.19 or newer; this is Node ${oldNode?.version}`)
     assert.include(result.stderr, `use the portable entry "@mcp-effect/client"`)
+  })
+
+  it.skipIf(oldNode === undefined)("the toolkit (@mcp-effect/ai) and the portable entry's subpaths load", () => {
+    const result = runOld(`
+      const ai = await import("@mcp-effect/ai")
+      const core = await import("@mcp-effect/client")
+      const auth = await import("@mcp-effect/client/McpAuth")
+      console.log(JSON.stringify({ ai: typeof ai.McpToolkit, connectHttp: typeof core.connectHttp, auth: typeof auth.layer }))
+    `)
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout.trim()), { ai: "object", connectHttp: "function", auth: "function" })
   })
 
   it.skipIf(oldNode === undefined)("the portable entry loads and connectHttp (fetch) lists and calls a real server", () => {

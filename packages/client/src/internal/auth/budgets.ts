@@ -3,7 +3,11 @@
  * an endpoint (metadata, registration, a token request) is a machine and answers in seconds or not at all; a
  * caller's hook (`onAuthorize`: a person in a browser; a function that fetches an assertion or an ID token)
  * may take minutes. A hung endpoint therefore ends its exchange at `exchangeTimeout`, never at the person's
- * `signInTimeout`. The engine provides the session's budgets; without them, the defaults apply.
+ * `signInTimeout`. Inside a call, what the client does alone (the exchanges, a hook giving an assertion or an
+ * ID token) is also bounded by what is left of that call's `requestTimeout`: a machine-to-machine client whose
+ * token endpoint hangs fails the call at its request timeout, not 30 s later. The person's own time (the
+ * `onAuthorize` sign-in) is not the call's: the call's budget stands still while a person signs in. The engine
+ * provides the session's budgets; without them, the defaults apply.
  *
  * @internal
  */
@@ -20,6 +24,16 @@ export interface Budgets {
   readonly exchange: Duration.Duration
   /** One call of a caller's hook: a sign-in in the browser, an assertion, an ID token. */
   readonly signIn: Duration.Duration
+  /** The call this authorization work is for, when it has a timeout (`requestTimeout`). */
+  readonly call?: CallBudget | undefined
+}
+
+/** @internal */
+export interface CallBudget {
+  /** The call's timeout, for messages. */
+  readonly limit: Duration.Duration
+  /** What is left of it (ms, the fiber's clock), the person's sign-in time not counted. */
+  readonly remaining: Effect.Effect<number>
 }
 
 /** The default budget of one HTTP exchange. */
@@ -41,18 +55,25 @@ export const fromOptions = (options: AuthOptions): Budgets => ({
 const within = <A, E>(
   effect: Effect.Effect<A, E>,
   budget: (budgets: Budgets) => Duration.Duration,
-  failure: (limit: string) => McpAuthError
+  failure: (limit: string) => McpAuthError,
+  callFailure: (limit: string) => McpAuthError
 ): Effect.Effect<A, E | McpAuthError> =>
-  Budgets.use((budgets) =>
-    Effect.timeoutOrElse(effect, {
-      duration: budget(budgets),
-      orElse: () => Effect.fail(failure(Duration.format(budget(budgets))))
-    })
-  )
+  Budgets.use((budgets) => {
+    const own = budget(budgets)
+    const call = budgets.call
+    const bounded = (duration: Duration.Duration, fail: () => McpAuthError) =>
+      Effect.timeoutOrElse(effect, { duration, orElse: () => Effect.fail(fail()) })
+    if (call === undefined) return bounded(own, () => failure(Duration.format(own)))
+    // The sooner of the two ends it, and the error names that one.
+    return Effect.flatMap(call.remaining, (left) =>
+      left < Duration.toMillis(own)
+        ? bounded(Duration.millis(Math.max(0, left)), () => callFailure(Duration.format(call.limit)))
+        : bounded(own, () => failure(Duration.format(own))))
+  })
 
 /**
- * One HTTP exchange (`what`: the request, e.g. "the refresh token request"), ended at the exchange budget:
- * interrupting it aborts the request.
+ * One HTTP exchange (`what`: the request, e.g. "the refresh token request"), ended at the exchange budget or at
+ * the end of the call it is for, whichever comes first: interrupting it aborts the request.
  *
  * @internal
  */
@@ -60,13 +81,25 @@ export const exchange = <A, E>(step: AuthStep, what: string, effect: Effect.Effe
   within(
     effect,
     (budgets) => budgets.exchange,
-    (limit) => new McpAuthError({ step, detail: `no answer to ${what} within ${limit} (exchangeTimeout)` })
+    (limit) => new McpAuthError({ step, detail: `no answer to ${what} within ${limit} (exchangeTimeout)` }),
+    (limit) => new McpAuthError({ step, detail: `no answer to ${what} within the call's ${limit} (requestTimeout)` })
   )
 
-/** One call of a caller's hook (`what`: its name), ended at the sign-in budget. @internal */
+/**
+ * One call of a caller's hook (`what`: its name), ended at the sign-in budget or, for a hook the client runs
+ * alone (an assertion, an ID token), at the end of the call it is for. The person's sign-in runs outside the
+ * call's budget (`outsideCall`).
+ *
+ * @internal
+ */
 export const hook = <A, E>(step: AuthStep, what: string, effect: Effect.Effect<A, E>) =>
   within(
     effect,
     (budgets) => budgets.signIn,
-    (limit) => new McpAuthError({ step, detail: `${what} did not finish within ${limit} (signInTimeout)` })
+    (limit) => new McpAuthError({ step, detail: `${what} did not finish within ${limit} (signInTimeout)` }),
+    (limit) => new McpAuthError({ step, detail: `${what} did not finish within the call's ${limit} (requestTimeout)` })
   )
+
+/** `effect` with no call's budget over it: the person's own time. @internal */
+export const outsideCall = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Budgets.use((budgets) => Effect.provideService(effect, Budgets, { ...budgets, call: undefined }))

@@ -78,7 +78,11 @@ const authorizationCode = (session: S.Session, found: Discovered, scopes: Readon
     const client = yield* S.identity(session, found, redirectUrl)
     const context = yield* S.grantContext(session, found, withOffline(options, found.as, scopes))
     const request = yield* grants.authorizationRequest(context, client, redirectUrl, !found.synthetic)
-    const landed = yield* grants.runHook("authorization", "the sign-in (onAuthorize)", () => onAuthorize(request.url))
+    // The person's time, not the call's.
+    const landed = yield* S.personal(
+      session,
+      grants.runHook("authorization", "the sign-in (onAuthorize)", () => onAuthorize(request.url))
+    )
     const landedUrl = yield* Effect.try({
       try: () => new URL(landed),
       catch: () => new McpAuthError({ step: "authorization", detail: "onAuthorize did not give back a URL" })
@@ -314,19 +318,39 @@ const cleaned = (session: S.Session, also: ReadonlyArray<string | undefined> = [
   })
 }
 
-/** @internal */
-export const make = (server: URL, options: AuthOptions, store: Store): Effect.Effect<Engine> =>
+/**
+ * The session's budgets for work done for one request: with `callTimeout` (the client's `requestTimeout`), the
+ * call's budget starts now, and the person's sign-in time meanwhile is given back to it.
+ */
+const forCall = <A, E>(session: S.Session, callTimeout: Duration.Duration | undefined, effect: Effect.Effect<A, E>) =>
+  callTimeout === undefined
+    ? Effect.provideService(effect, Budgets, session.budgets)
+    : Effect.flatMap(Clock.currentTimeMillis, (start) => {
+      const person = S.personTime(session, start)
+      const end = start + Duration.toMillis(callTimeout)
+      const remaining = Effect.map(Clock.currentTimeMillis, (now) => end + (S.personTime(session, now) - person) - now)
+      return Effect.provideService(effect, Budgets, { ...session.budgets, call: { limit: callTimeout, remaining } })
+    })
+
+/**
+ * The engine of one MCP server. `callTimeout`: the timeout of the requests it authorizes (the client's
+ * `requestTimeout`), which bounds what the engine does alone for one of them.
+ *
+ * @internal
+ */
+export const make = (
+  server: URL,
+  options: AuthOptions,
+  store: Store,
+  callTimeout?: Duration.Duration | undefined
+): Effect.Effect<Engine> =>
   Effect.map(S.makeSession(server, options, store), (session): Engine => ({
     headers: (method, url) =>
-      headers(session, method, url).pipe(
-        Effect.provideService(Budgets, session.budgets),
-        Effect.mapError(cleaned(session))
-      ),
+      forCall(session, callTimeout, headers(session, method, url)).pipe(Effect.mapError(cleaned(session))),
     onChallenge: (sent, status, responseHeaders) =>
       Effect.suspend(() => {
         const held = S.credentials(session)
-        return onChallenge(session, sent, status, responseHeaders).pipe(
-          Effect.provideService(Budgets, session.budgets),
+        return forCall(session, callTimeout, onChallenge(session, sent, status, responseHeaders)).pipe(
           Effect.mapError(cleaned(session, [...held, sent?.["authorization"]]))
         )
       }),

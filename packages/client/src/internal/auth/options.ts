@@ -140,9 +140,9 @@ export interface AuthOptions {
   readonly signInTimeout?: Duration.Input | undefined
   /**
    * The budget of each HTTP exchange of an authorization (default 30 seconds): a metadata document, a
-   * registration, a token request, a refresh. Each exchange has this whole budget: it is not taken from the
-   * timeout of the request that met the challenge (which stands still meanwhile). An endpoint that does not
-   * answer within it fails the authorization with an `McpAuthError` naming the step, whatever `signInTimeout` is.
+   * registration, a token request, a refresh. Inside a call it also ends with that call's `requestTimeout`
+   * (what the client does alone is the call's time; the person's `onAuthorize` is not): an endpoint that does
+   * not answer fails the authorization with an `McpAuthError` naming the step and the limit that ended it.
    */
   readonly exchangeTimeout?: Duration.Input | undefined
 }

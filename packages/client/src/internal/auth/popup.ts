@@ -90,16 +90,23 @@ export const popup = (options: PopupOptions = {}) => (authorizationUrl: URL): Pr
     page.addEventListener("message", onMessage)
   })
 
+/** Whether `href` is an authorization response: `state` with a `code` or an `error` (RFC 6749 §4.1.2). */
+const isAuthorizationResponse = (href: string): boolean => {
+  const query = new URL(href).searchParams
+  return query.has("state") && (query.has("code") || query.has("error"))
+}
+
 /**
  * On the redirect page: post the URL it was reached at (`code`, `state`, `iss`) to the page that opened the
- * popup, on this origin only, and close the popup. `false` when there is no opener (the page was opened by
- * hand), and nothing is posted.
+ * popup, on this origin only, and close the popup. `false`, nothing posted and the page left open, when there is
+ * no opener (the page was opened by hand) or the URL is no authorization response: the redirect page may then be
+ * the app's own page (one page, as a Vite build has by default), which calls this first at every start.
  *
  * @internal
  */
 export const complete = (): boolean => {
   const page = pageWindow()
-  if (page.opener === null) return false
+  if (page.opener === null || !isAuthorizationResponse(page.location.href)) return false
   page.opener.postMessage({ type: MESSAGE_TYPE, url: page.location.href }, page.location.origin)
   page.close()
   return true

@@ -11,7 +11,7 @@ import * as Semaphore from "effect/Semaphore"
 import type * as oauth from "oauth4webapi"
 import type { McpAuthError } from "../../McpAuthError.js"
 import type { DeadlineHolds } from "../../McpTransport.js"
-import { type Budgets, fromOptions } from "./budgets.js"
+import { type Budgets, fromOptions, outsideCall } from "./budgets.js"
 import type { ChallengeInfo } from "./challenge.js"
 import { type Discovered, discover } from "./discovery.js"
 import { chooseAlg, type DpopKey, makeKey } from "./dpop.js"
@@ -61,6 +61,9 @@ export interface Session {
   readonly holds: Set<DeadlineHolds>
   /** How many fibers are authorizing or waiting to (the deadlines are held while it is above 0). */
   busy: number
+  /** The person's time so far (ms of the fiber's clock): the sign-ins ended, and when the one under way began. */
+  personMillis: number
+  personSince: number | undefined
 }
 
 /** @internal */
@@ -73,6 +76,8 @@ export const makeSession = (server: URL, options: AuthOptions, store: Store): Ef
     budgets: fromOptions(options),
     holds: new Set(),
     busy: 0,
+    personMillis: 0,
+    personSince: undefined,
     state: {
       loaded: false,
       discovered: undefined,
@@ -105,6 +110,28 @@ export const busy = <A, E>(session: Session, effect: Effect.Effect<A, E>): Effec
       Effect.sync(() => {
         if (--session.busy === 0) for (const holds of session.holds) holds.resume()
       })
+  )
+
+/** The person's time in sign-ins so far (ms), at `now`: the calls' budgets do not count it. @internal */
+export const personTime = (session: Session, now: number): number =>
+  session.personMillis + (session.personSince === undefined ? 0 : now - session.personSince)
+
+/**
+ * Run `effect` as the person's time (the `onAuthorize` sign-in): it counts against no call's budget, its own
+ * (`signInTimeout`) aside. One sign-in at a time (under the session's lock).
+ *
+ * @internal
+ */
+export const personal = <A, E>(session: Session, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(
+    Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => void (session.personSince = now))),
+    () => outsideCall(effect),
+    () =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          session.personMillis += now - (session.personSince ?? now)
+          session.personSince = undefined
+        }))
   )
 
 /** A connection's deadlines, held whenever the session authorizes, for the life of the scope. @internal */
