@@ -218,8 +218,9 @@ export const make = (
           }
           return
         }
-        if (yield* Ref.get(closed)) return
         const message = classify(arrival.data)
+        // Once torn down, the App is heard only for its answers (the teardown's among them).
+        if (message._tag !== "Response" && (yield* Ref.get(closed))) return
         switch (message._tag) {
           case "Malformed":
             yield* reject("malformed", message.detail)

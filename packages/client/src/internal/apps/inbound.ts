@@ -34,8 +34,9 @@ export type Admission =
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** The id of a message that could be a request (it has a `method`), to answer it even when it is refused. */
 const idOf = (data: unknown): string | number | undefined => {
-  if (!isObject(data) || typeof data["method"] !== "string") return undefined
+  if (!isObject(data) || !("method" in data)) return undefined
   const id = data["id"]
   return typeof id === "string" || typeof id === "number" ? id : undefined
 }

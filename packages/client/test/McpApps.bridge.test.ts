@@ -1,0 +1,235 @@
+/**
+ * The `ui/*` bridge over an in-memory port, against a scripted server: the handshake (nothing sent before
+ * `ui/notifications/initialized`), tool-input once, visibility and approval of an App's `tools/call`, foreign
+ * and malformed messages, the limits (rate, pending requests, size), display modes, downloads, the teardown.
+ */
+import { McpApps, McpClient, McpTransport } from "@mcp-effect/client"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import { TestClock } from "effect/testing"
+import { modernServer, ok } from "./fixtures/memoryServer.js"
+import type { JsonObject } from "./fixtures/memoryServer.js"
+
+const tools = [
+  { name: "show", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://demo/app.html" } } },
+  { name: "refresh", inputSchema: { type: "object" }, annotations: { readOnlyHint: true }, _meta: { ui: { visibility: ["app"] } } },
+  { name: "secret", inputSchema: { type: "object" }, _meta: { ui: { visibility: ["model"] } } },
+  { name: "write", inputSchema: { type: "object" }, _meta: { ui: { visibility: ["app"] } } }
+]
+
+const server = () =>
+  modernServer({
+    "tools/list": () => ok({ resultType: "complete", tools }),
+    "tools/call": (params) => ok({ resultType: "complete", content: [{ type: "text", text: `called ${String(params?.["name"])}` }] })
+  })
+
+const clientLayer = (transport: Layer.Layer<McpTransport.McpTransport>) =>
+  McpClient.layer({ apps: true }).pipe(Layer.provide(transport))
+
+const INITIALIZE = {
+  appInfo: { name: "test-app", version: "1.0.0" },
+  appCapabilities: { availableDisplayModes: ["inline", "fullscreen"] },
+  protocolVersion: "2026-01-26"
+}
+
+/** A bridge for `show`, its App end, and what the hooks saw. */
+const setup = (options: Partial<McpApps.BridgeOptions> = {}) =>
+  Effect.gen(function*() {
+    const { app, port } = yield* McpApps.memoryPort
+    const events: Array<McpApps.AppRequestEvent> = []
+    const rejected: Array<McpApps.RejectedMessage> = []
+    const bridge = yield* McpApps.makeBridge({
+      tool: tools[0] as McpClient.Tool,
+      instance: "app-under-test",
+      onAppRequest: (event) => void events.push(event),
+      onRejected: (message) => void rejected.push(message),
+      ...options
+    }).pipe(Effect.provideService(McpApps.AppPort, port))
+    let id = 0
+    const request = (method: string, params: JsonObject = {}) => {
+      const sent = ++id
+      app.post({ jsonrpc: "2.0", id: sent, method, params })
+      return sent
+    }
+    const answer = Queue.take(app.received)
+    const handshake = Effect.gen(function*() {
+      request("ui/initialize", INITIALIZE)
+      const initialized = yield* answer
+      app.post({ jsonrpc: "2.0", method: "ui/notifications/initialized" })
+      yield* bridge.initialized
+      return initialized
+    })
+    /** Waits until the bridge took every arrival, and its fibers ran. */
+    const drained = Effect.gen(function*() {
+      while ((yield* Queue.size(port.incoming)) > 0) yield* Effect.yieldNow
+      yield* settle
+    })
+    return { app, bridge, events, rejected, request, answer, handshake, drained }
+  })
+
+/** Lets the bridge's fibers run. */
+const settle = Effect.gen(function*() {
+  for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+})
+
+describe("McpApps bridge", () => {
+  it.effect("nothing is sent before initialized; tool-input goes once", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const { app, bridge, request, answer } = yield* setup()
+      const input = yield* Effect.forkChild(bridge.sendToolInput({ city: "Paris" }))
+      yield* settle
+      assert.strictEqual(yield* Queue.size(app.received), 0)
+      request("ui/initialize", INITIALIZE)
+      const initialized = (yield* answer) as JsonObject
+      const result = initialized["result"] as JsonObject
+      assert.strictEqual(result["protocolVersion"], "2026-01-26")
+      assert.deepStrictEqual(((result["hostContext"] as JsonObject)["toolInfo"] as JsonObject)["tool"], tools[0])
+      yield* settle
+      assert.strictEqual(yield* Queue.size(app.received), 0, "tool-input waits for initialized")
+      app.post({ jsonrpc: "2.0", method: "ui/notifications/initialized" })
+      yield* Fiber.join(input)
+      assert.deepStrictEqual(yield* answer, { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: { city: "Paris" } } })
+      const again = yield* Effect.flip(bridge.sendToolInput({ city: "Paris" }))
+      assert.strictEqual(again.reason, "protocol")
+      yield* bridge.sendToolResult({ content: [{ type: "text", text: "sunny" }] })
+      assert.strictEqual(((yield* answer) as JsonObject)["method"], "ui/notifications/tool-result")
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("tools/call: refused with nothing sent unless the tool is visible to apps; approval for tools not read-only", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const asked: Array<string> = []
+      const { events, request, answer, handshake } = yield* setup({
+        approveToolCall: (call) => {
+          asked.push(call.name)
+          return Promise.resolve(false)
+        }
+      })
+      yield* handshake
+      request("tools/call", { name: "secret", arguments: {} })
+      const secret = (yield* answer) as JsonObject
+      assert.strictEqual((secret["error"] as JsonObject)["code"], -32000)
+      request("tools/call", { name: "write", arguments: {} })
+      const write = (yield* answer) as JsonObject
+      assert.include((write["error"] as JsonObject)["message"], "not approved")
+      assert.strictEqual(fake.requests("tools/call").length, 0, "nothing reached the server")
+      request("tools/call", { name: "refresh", arguments: {} })
+      const refresh = (yield* answer) as JsonObject
+      assert.deepStrictEqual((refresh["result"] as JsonObject)["content"], [{ type: "text", text: "called refresh" }])
+      assert.strictEqual(fake.requests("tools/call").length, 1)
+      assert.deepStrictEqual(asked, ["write"], "a read-only tool is not asked about")
+      assert.deepStrictEqual(
+        events.map((event) => [event.instance, event.method, event.outcome]),
+        [["app-under-test", "tools/call", "refused"], ["app-under-test", "tools/call", "refused"], ["app-under-test", "tools/call", "answered"]]
+      )
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("a message from another window and a malformed one are dropped and reported", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const { app, rejected, answer, handshake } = yield* setup()
+      yield* handshake
+      app.post({ jsonrpc: "2.0", id: 77, method: "tools/call", params: { name: "refresh" } }, { foreign: true })
+      app.post({ jsonrpc: "2.0", id: 78, method: 42 })
+      const malformed = (yield* answer) as JsonObject
+      assert.strictEqual(malformed["id"], 78)
+      assert.strictEqual((malformed["error"] as JsonObject)["code"], -32600)
+      assert.deepStrictEqual(rejected.map((message) => message.reason), ["foreign", "malformed"])
+      assert.strictEqual(fake.requests("tools/call").length, 0)
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("a flood past the rate is dropped and reported once a second; pending requests and size are bounded", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const { app, rejected, request, answer, handshake, drained } = yield* setup({
+        limits: { maxMessagesPerSecond: 10, maxMessageBytes: 1000, maxPendingRequests: 1 },
+        approveToolCall: () => new Promise<boolean>(() => {})
+      })
+      yield* handshake
+      for (let i = 0; i < 500; i++) request("ping")
+      yield* drained
+      assert.strictEqual(yield* Queue.size(app.received), 8, "10 a second, two of them the handshake")
+      assert.deepStrictEqual(rejected.map((message) => message.limit?.limit), ["rate"])
+      yield* Queue.clear(app.received)
+      yield* TestClock.adjust("1 second")
+      request("tools/call", { name: "write" })
+      request("tools/call", { name: "write" })
+      const pending = (yield* answer) as JsonObject
+      assert.include((pending["error"] as JsonObject)["message"], "pending")
+      request("ping", { padding: "x".repeat(2000) })
+      const large = (yield* answer) as JsonObject
+      assert.include((large["error"] as JsonObject)["message"], "message-size")
+      assert.deepStrictEqual(rejected.map((message) => message.limit?.limit), ["rate", "pending", "message-size"])
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("a display mode is granted only when both sides declared it", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const inlineOnly = yield* setup()
+      yield* inlineOnly.handshake
+      inlineOnly.request("ui/request-display-mode", { mode: "fullscreen" })
+      assert.deepStrictEqual(((yield* inlineOnly.answer) as JsonObject)["result"], { mode: "inline" })
+      const both = yield* setup({ displayModes: ["inline", "fullscreen"] })
+      yield* both.handshake
+      both.request("ui/request-display-mode", { mode: "pip" })
+      assert.deepStrictEqual(((yield* both.answer) as JsonObject)["result"], { mode: "inline" })
+      both.request("ui/request-display-mode", { mode: "fullscreen" })
+      assert.deepStrictEqual(((yield* both.answer) as JsonObject)["result"], { mode: "fullscreen" })
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("ui/download-file hands the hook a sanitized name; open-link only http(s)", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const files: Array<McpApps.DownloadFile> = []
+      const links: Array<string> = []
+      const { request, answer, handshake } = yield* setup({
+        onDownloadFile: (file) => void files.push(file),
+        onOpenLink: (link) => void links.push(link.url)
+      })
+      yield* handshake
+      request("ui/download-file", {
+        contents: [{ type: "resource", resource: { uri: "file:///tmp/../../etc/.passwd", mimeType: "text/plain", text: "x" } }]
+      })
+      assert.deepStrictEqual(((yield* answer) as JsonObject)["result"], {})
+      assert.strictEqual(files[0]?.filename, "passwd")
+      request("ui/open-link", { url: "javascript:alert(1)" })
+      assert.strictEqual((((yield* answer) as JsonObject)["error"] as JsonObject)["code"], -32000)
+      request("ui/open-link", { url: "https://example.com/a" })
+      assert.deepStrictEqual(((yield* answer) as JsonObject)["result"], {})
+      assert.deepStrictEqual(links, ["https://example.com/a"])
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+
+  it.effect("teardown waits for the App's answer, bounded by teardownTimeout", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const silent = yield* setup({ teardownTimeout: "2 seconds" })
+      yield* silent.handshake
+      const waiting = yield* Effect.forkChild(silent.bridge.teardown)
+      const teardown = (yield* silent.answer) as JsonObject
+      assert.strictEqual(teardown["method"], "ui/resource-teardown")
+      yield* settle
+      assert.isUndefined(waiting.pollUnsafe(), "still waiting for the App")
+      yield* TestClock.adjust("2 seconds")
+      yield* Fiber.join(waiting)
+      const closed = yield* Effect.flip(silent.bridge.sendToolResult({ content: [] }))
+      assert.strictEqual(closed.reason, "closed")
+
+      const answering = yield* setup()
+      yield* answering.handshake
+      const done = yield* Effect.forkChild(answering.bridge.teardown)
+      const asked = (yield* answering.answer) as JsonObject
+      answering.app.post({ jsonrpc: "2.0", id: asked["id"], result: {} })
+      yield* Fiber.join(done)
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+})
