@@ -279,3 +279,12 @@ export {
    */
   connectHttp
 } from "./internal/promise/connect.js"
+
+export {
+  /**
+   * Renders a tool's MCP App in a page element, from Promise code (`McpPromise.mountApp`).
+   *
+   * @since 0.4.0
+   */
+  mountApp
+} from "./McpPromise.js"

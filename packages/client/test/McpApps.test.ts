@@ -7,10 +7,7 @@ import { LlmBridge, McpApps, McpClient, McpTransport } from "@mcp-effect/client"
 import { NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
-import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { LEGACY_INITIALIZE, legacyServer, metaOf, modernServer, ok, paramsOf } from "./fixtures/memoryServer.js"
@@ -167,7 +164,7 @@ describe("the model's tool list", () => {
       yield* Effect.gen(function*() {
         const bridge = yield* LlmBridge.make()
         const names = (yield* bridge.toolsForLlm()).map((tool) => tool.function.name)
-        assert.deepStrictEqual(names.toSorted(), ["flat", "secret", "show"])
+        assert.deepStrictEqual([...names].sort(), ["flat", "secret", "show"])
         const [result] = yield* bridge.executeToolCalls([{ id: "1", type: "function", function: { name: "write", arguments: "{}" } }])
         assert.strictEqual(result?.is_error, true)
         assert.strictEqual(server.requests("tools/call").length, 0)
