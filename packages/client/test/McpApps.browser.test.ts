@@ -1,0 +1,210 @@
+/**
+ * MCP Apps in real Chromium (Debian's headless shell, driven by playwright-core). The host page is served by
+ * the page host on one origin, the package's `apps-sandbox.html` by a second page host on another origin.
+ * - The official `server-basic-vanillajs` (stdio, behind a 127.0.0.1 relay that records what reaches it),
+ *   hosted with the Promise face's `mountApp`: its App renders, gets its input and result, and its button's
+ *   `tools/call` reaches the server; a message from another window is dropped; `close()` tears it down.
+ * - A hostile App from an in-page scripted server, hosted with `BrowserMcpApps.mount`: a tool not visible to
+ *   apps (refused, nothing sent), a fetch to an undeclared origin (that origin's server sees nothing),
+ *   `allow-same-origin` asked for (stripped), a flood; and Apps refused before any frame: a 50 MB resource, a
+ *   `ui://` path trick, a CSP source with `;`.
+ */
+import { build } from "esbuild"
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { chromium } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startStdioRelay } from "./fixtures/stdioRelay.js"
+import type { StdioRelay } from "./fixtures/stdioRelay.js"
+import { startListening } from "./runtimes/fixtures/project.js"
+import type { RunningServer } from "./runtimes/fixtures/project.js"
+
+const require = createRequire(import.meta.url)
+const pageHost = require.resolve("@mcp-effect/test-servers/page-host")
+const CHROMIUM = process.env["MCP_EFFECT_CHROMIUM"] ?? "/usr/bin/chromium-headless-shell"
+const VANILLA = path.resolve(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
+
+let dir = ""
+let browser: Browser | undefined
+let relay: StdioRelay | undefined
+const servers: Array<RunningServer> = []
+let host = ""
+let sandboxUrl = ""
+/** The undeclared origin: it records every request it sees. */
+const evilSeen: Array<string> = []
+let evilUrl = ""
+const evil = createServer((req, res) => {
+  evilSeen.push(`${req.method} ${req.url}`)
+  res.writeHead(200, { "access-control-allow-origin": "*" }).end("ok")
+})
+
+const bundle = (name: string) =>
+  build({
+    entryPoints: [path.join(import.meta.dirname, "apps", `${name}.mjs`)],
+    outfile: path.join(dir, `${name}.js`),
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    logLevel: "silent"
+  }).then(() =>
+    writeFileSync(
+      path.join(dir, `${name}.html`),
+      `<!doctype html><meta charset="utf-8"><title>${name}</title><div id="app"></div><script type="module" src="./${name}.js"></script>\n`
+    )
+  )
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-apps-"))
+  const sandboxDir = path.join(dir, "sandbox")
+  cpSync(path.join(import.meta.dirname, "../apps-sandbox.html"), path.join(sandboxDir, "apps-sandbox.html"))
+  await Promise.all([bundle("page-vanilla"), bundle("page-hostile")])
+  relay = await startStdioRelay(process.execPath, [VANILLA, "--stdio"])
+  const [hosted, sandbox] = await Promise.all([
+    startListening(pageHost, ["--root", dir, "--upstream", `apps=${relay.url}`]),
+    startListening(pageHost, ["--root", sandboxDir])
+  ])
+  servers.push(hosted, sandbox)
+  host = hosted.url
+  // Another port is another origin: the spec's MUST for the sandbox.
+  sandboxUrl = `${sandbox.url}apps-sandbox.html`
+  await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve))
+  evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/exfiltrate`
+  browser = await chromium.launch({ executablePath: CHROMIUM })
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all(servers.map((server) => server.stop()))
+  await relay?.stop()
+  await new Promise<void>((resolve) => evil.close(() => resolve()))
+  if (dir !== "") rmSync(dir, { recursive: true, force: true })
+})
+
+const openPage = async (name: string): Promise<{ readonly page: Page; readonly errors: Array<string> }> => {
+  if (browser === undefined) throw new Error("no browser")
+  const page = await browser.newPage()
+  const errors: Array<string> = []
+  page.on("pageerror", (error) => errors.push(error.message))
+  await page.goto(`${host}${name}.html`)
+  await page.waitForFunction(() => "appState" in globalThis || "hostileState" in globalThis)
+  return { page, errors }
+}
+
+interface Event {
+  readonly method: string
+  readonly outcome: string
+  readonly params?: { readonly name?: string }
+}
+
+describe("Chromium: server-basic-vanillajs with mountApp", () => {
+  it("renders, gets its input and result, its button's tools/call reaches the server; another window's message is dropped", async () => {
+    const { page, errors } = await openPage("page-vanilla")
+    try {
+      const mounted = await page.evaluate((url) => (globalThis as unknown as { runVanilla: (u: string) => Promise<{ result: { structuredContent?: { time?: string } } }> }).runVanilla(url), sandboxUrl)
+      const firstTime = mounted.result.structuredContent?.time
+      assert.isString(firstTime)
+      const app = page.frameLocator("#app iframe").frameLocator("iframe")
+      // The App shows the result it was sent.
+      await app.locator("#server-time").filter({ hasText: firstTime ?? "" }).waitFor({ timeout: 20_000 })
+      const callsBefore = relay?.received.filter((m) => m["method"] === "tools/call").length ?? 0
+      await app.locator("#get-time-btn").click()
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { appState: () => { events: Array<Event> } }).appState().events.some((e) => e.method === "tools/call")
+      , undefined, { timeout: 20_000 })
+      const calls = relay?.received.filter((m) => m["method"] === "tools/call") ?? []
+      assert.strictEqual(calls.length, callsBefore + 1, "the App's tools/call reached the server")
+      assert.strictEqual((calls.at(-1)?.["params"] as { name?: string } | undefined)?.name, "get-time")
+      // Another window's message, however well-formed, is dropped and reported; the server sees nothing.
+      await page.evaluate(() => (globalThis as unknown as { postForeign: () => void }).postForeign())
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { appState: () => { rejected: Array<{ reason: string }> } }).appState().rejected.some((r) => r.reason === "foreign")
+      )
+      assert.strictEqual(relay?.received.filter((m) => m["method"] === "tools/call").length, callsBefore + 1)
+      const state = await page.evaluate(() => (globalThis as unknown as { appState: () => { events: Array<Event> } }).appState())
+      const initialize = relay?.received.find((m) => m["method"] === "initialize" || m["method"] === "server/discover")
+      assert.isDefined(initialize)
+      assert.deepStrictEqual(state.events.filter((e) => e.method === "tools/call").map((e) => e.outcome), ["answered"])
+      const frames = await page.evaluate(() => (globalThis as unknown as { closeApp: () => Promise<number> }).closeApp())
+      assert.strictEqual(frames, 0, "close() removed the frame")
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})
+
+describe("Chromium: a hostile App with BrowserMcpApps.mount", () => {
+  it("is refused a model-only tool, cannot reach an undeclared origin, gets no same origin, and its flood is cut", async () => {
+    const { page } = await openPage("page-hostile")
+    try {
+      const mounted = await page.evaluate(
+        ([sandbox, target]) => (globalThis as unknown as { runHostile: (s: string, e: string) => Promise<{ ok: boolean; error?: string }> }).runHostile(sandbox, target),
+        [sandboxUrl, evilUrl] as const
+      )
+      assert.isTrue(mounted.ok, mounted.error)
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 0
+      , undefined, { timeout: 20_000 })
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { hostileState: () => { rejected: Array<{ limit?: string }> } }).hostileState().rejected.some((r) => r.limit === "rate")
+      , undefined, { timeout: 20_000 })
+      const state = await page.evaluate(() => (globalThis as unknown as { hostileState: () => {
+        received: Array<{ method: string; name?: string }>
+        messages: Array<Array<{ text: string }>>
+        events: Array<Event>
+      } }).hostileState())
+      const report = JSON.parse(state.messages[0]?.[0]?.text ?? "{}") as {
+        origin: string
+        storage: string
+        top: string
+        fetch: string
+        secret: { error?: { code: number } }
+        visible: { result?: unknown }
+      }
+      assert.strictEqual(report.origin, "null", "an opaque origin: allow-same-origin was stripped")
+      assert.strictEqual(report.storage, "blocked")
+      assert.strictEqual(report.top, "blocked")
+      assert.strictEqual(report.secret.error?.code, -32000)
+      assert.isDefined(report.visible.result)
+      assert.strictEqual(report.fetch, "blocked")
+      assert.deepStrictEqual(evilSeen, [], "the undeclared origin's server saw nothing")
+      const calls = state.received.filter((m) => m.method === "tools/call").map((m) => m.name)
+      assert.deepStrictEqual(calls, ["hostile", "visible"], "the refused call was never sent")
+      const sandboxFrame = page.frames().find((frame) => frame.url().startsWith(sandboxUrl))
+      const innerSandbox = await sandboxFrame?.locator("iframe").getAttribute("sandbox")
+      assert.strictEqual(innerSandbox, "allow-scripts")
+      const frames = await page.evaluate(() => (globalThis as unknown as { closeHostile: () => Promise<number> }).closeHostile())
+      assert.strictEqual(frames, 0)
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+
+  it("a 50 MB resource, a ui:// path trick and a CSP source with ; are refused before any frame", async () => {
+    const { page } = await openPage("page-hostile")
+    try {
+      const tryMount = (tool: string) =>
+        page.evaluate(
+          ([name, sandbox]) => (globalThis as unknown as { tryMount: (t: string, s: string) => Promise<{ reason: string; message: string; frames: number }> }).tryMount(name, sandbox),
+          [tool, sandboxUrl] as const
+        )
+      const huge = await tryMount("huge")
+      assert.strictEqual(huge.reason, "too-large")
+      const trick = await tryMount("trick")
+      assert.strictEqual(trick.reason, "invalid-uri")
+      const csp = await tryMount("badcsp")
+      assert.strictEqual(csp.reason, "invalid-csp")
+      assert.include(csp.message, "https://api.example.com; script-src *")
+      assert.deepStrictEqual([huge.frames, trick.frames, csp.frames], [0, 0, 0])
+      const reads = await page.evaluate(() => (globalThis as unknown as { hostileState: () => { received: Array<{ method: string; uri?: string }> } }).hostileState().received.filter((m) => m.method === "resources/read").map((m) => m.uri))
+      assert.notInclude(reads, "ui://hostile/../../../etc/passwd")
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})

@@ -1,0 +1,33 @@
+// The host page of the Chromium test with the official server-basic-vanillajs: the Promise face's connectHttp
+// and mountApp, hooks recording what the App asked.
+import { connectHttp, mountApp } from "../../src/index.ts"
+
+const state = { events: [], rejected: [], messages: [], links: [], logs: [] }
+let handle
+
+globalThis.appState = () => JSON.parse(JSON.stringify(state))
+
+globalThis.runVanilla = async (sandboxUrl) => {
+  const client = await connectHttp({ url: new URL("/apps/mcp", location.href).href, apps: true })
+  handle = await mountApp(document.getElementById("app"), {
+    client,
+    tool: "get-time",
+    sandboxUrl,
+    onAppRequest: (event) => void state.events.push(event),
+    onRejected: (message) => void state.rejected.push({ reason: message.reason, detail: message.detail }),
+    onMessage: (message) => void state.messages.push(message.content),
+    onOpenLink: (link) => void state.links.push(link.url),
+    onLog: (params) => void state.logs.push(params)
+  })
+  const result = await handle.result
+  return { instance: handle.instance, result }
+}
+
+/** Another window of the page (the page itself) posts a well-formed tools/call: the bridge must drop it. */
+globalThis.postForeign = () =>
+  window.postMessage({ jsonrpc: "2.0", id: 4242, method: "tools/call", params: { name: "get-time", arguments: {} } }, "*")
+
+globalThis.closeApp = async () => {
+  await handle.close()
+  return document.querySelectorAll("#app iframe").length
+}
