@@ -112,7 +112,7 @@ globalThis.runHostile = (sandboxUrl, evilUrl) =>
       const mounted = yield* BrowserMcpApps.mount(document.getElementById("app"), {
         tool: "hostile",
         sandboxUrl,
-        limits: { maxMessagesPerSecond: 200 },
+        limits: { maxMessagesPerSecond: 20 },
         onAppRequest: (event) => void state.events.push(event),
         onRejected: (message) => void state.rejected.push({ reason: message.reason, detail: message.detail, limit: message.limit?.limit }),
         onMessage: (message) => void state.messages.push(message.content)
