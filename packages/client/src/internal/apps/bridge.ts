@@ -59,6 +59,239 @@ export interface Bridge {
 
 let instances = 0
 
+/** One App's session: what every part of the bridge shares. */
+interface Session {
+  readonly client: McpClient.Service
+  readonly port: Port
+  readonly options: BridgeOptions
+  readonly instance: string
+  /** Done at `ui/notifications/initialized`, with the App's `ui/initialize` params. */
+  readonly initialized: Deferred.Deferred<JsonObject>
+  readonly initializeParams: Ref.Ref<JsonObject | undefined>
+  readonly closed: Ref.Ref<boolean>
+  readonly inputSent: Ref.Ref<boolean>
+  readonly hostContext: Ref.Ref<JsonObject>
+  readonly context: RequestContext
+  /** The host's own requests waiting for the App's answer, by id. */
+  readonly pending: Map<string, Deferred.Deferred<JsonObject>>
+  readonly nextId: { value: number }
+  readonly requests: FiberSet.FiberSet
+  readonly limiter: ReturnType<typeof makeLimiter>
+  readonly inFlight: Ref.Ref<number>
+}
+
+type RejectReason = "foreign" | "malformed" | "unexpected" | "limit"
+
+const reject = (session: Session, reason: RejectReason, detail: string, limit?: McpAppsLimitError) =>
+  runLeaf(() => session.options.onRejected?.({ instance: session.instance, reason, detail, limit }))
+
+const audit = (
+  session: Session,
+  method: string,
+  params: JsonObject | undefined,
+  outcome: "answered" | "refused" | "failed",
+  detail?: string
+) =>
+  runLeaf(() =>
+    session.options.onAppRequest?.({ instance: session.instance, tool: session.options.tool.name, method, params, outcome, detail })
+  )
+
+const answer = (session: Session, id: string | number, body: { readonly result: unknown } | { readonly error: JsonObject }) =>
+  session.port.send({ jsonrpc: "2.0", id, ...body } as JsonObject)
+
+/** A host notification: held until the App is initialized, refused once it is closed. */
+const notify = (session: Session, method: string, params: JsonObject) =>
+  Effect.gen(function*() {
+    yield* Deferred.await(session.initialized)
+    if (yield* Ref.get(session.closed)) {
+      return yield* new McpAppsError({ reason: "closed", detail: `the App is closed; ${method} not sent`, subject: session.instance })
+    }
+    yield* session.port.send({ jsonrpc: "2.0", method, params })
+  })
+
+/** What the host offers the App: exactly what its hooks serve. */
+const capabilities = (options: BridgeOptions): JsonObject => ({
+  serverTools: {},
+  serverResources: {},
+  logging: {},
+  ...(options.onOpenLink === undefined ? {} : { openLinks: {} }),
+  ...(options.onDownloadFile === undefined ? {} : { downloadFile: {} }),
+  ...(options.onMessage === undefined ? {} : { message: { text: {}, image: {}, resource: {}, resourceLink: {} } }),
+  ...(options.onUpdateModelContext === undefined ? {} : { updateModelContext: { text: {}, structuredContent: {} } }),
+  ...(options.onSample === undefined ? {} : { sampling: {} }),
+  ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox })
+})
+
+/** `ui/initialize`: the one request answered before `initialized`, once. */
+const initialize = (session: Session, id: string | number, params: JsonObject | undefined) =>
+  Effect.gen(function*() {
+    const decoded = yield* Effect.option(Protocol.decodeInitialize(params))
+    if (decoded._tag === "None") {
+      return yield* answer(session, id, { error: { code: Protocol.ErrorCode.invalidParams, message: "invalid params of ui/initialize" } })
+    }
+    if ((yield* Ref.get(session.initializeParams)) !== undefined) {
+      return yield* answer(session, id, { error: { code: Protocol.ErrorCode.invalidRequest, message: "ui/initialize was already answered" } })
+    }
+    yield* Ref.set(session.initializeParams, params ?? {})
+    const value = decoded.value
+    yield* Ref.set(session.context.appModes, value.appCapabilities.availableDisplayModes ?? [])
+    // The App's version when the host speaks it, else the newest the host speaks (the App decides whether to go on).
+    const version = Protocol.PROTOCOL_VERSIONS.includes(value.protocolVersion) ? value.protocolVersion : Protocol.PROTOCOL_VERSIONS[0]
+    yield* answer(session, id, {
+      result: {
+        protocolVersion: version,
+        hostInfo: session.options.hostInfo ?? { name: "mcp-effect", version: "1" },
+        hostCapabilities: capabilities(session.options),
+        hostContext: { ...(yield* Ref.get(session.hostContext)), displayMode: yield* Ref.get(session.context.displayMode) }
+      }
+    })
+  })
+
+/** One App request: bounded in flight, traced (`McpApps.appRequest`), audited (`onAppRequest`), answered. */
+const serve = (session: Session, id: string | number, method: string, params: JsonObject | undefined) =>
+  Effect.gen(function*() {
+    const count = yield* Ref.updateAndGet(session.inFlight, (n) => n + 1)
+    const max = session.limiter.maxPending
+    if (count > max) {
+      const limit = new McpAppsLimitError({ limit: "pending", maximum: max, actual: count, instance: session.instance })
+      yield* reject(session, "limit", `${method} refused: ${limit.message}`, limit)
+      yield* audit(session, method, params, "refused", limit.message)
+      return yield* answer(session, id, { error: { code: Protocol.ErrorCode.refused, message: limit.message } })
+    }
+    const outcome = yield* Effect.result(handle(session.context, method, params)).pipe(
+      Effect.withSpan("McpApps.appRequest", {
+        kind: "server",
+        attributes: { "mcp.app.instance": session.instance, "mcp.method.name": method, "mcp.app.tool": session.options.tool.name }
+      })
+    )
+    if (outcome._tag === "Success") {
+      yield* audit(session, method, params, "answered")
+      return yield* answer(session, id, { result: outcome.success })
+    }
+    yield* audit(session, method, params, outcome.failure.refused ? "refused" : "failed", outcome.failure.message)
+    yield* answer(session, id, { error: { code: outcome.failure.code, message: outcome.failure.message } })
+  }).pipe(Effect.ensuring(Ref.update(session.inFlight, (n) => n - 1)))
+
+const onNotification = (session: Session, method: string, params: JsonObject | undefined) =>
+  Effect.gen(function*() {
+    const options = session.options
+    switch (method) {
+      case "ui/notifications/initialized": {
+        const said = yield* Ref.get(session.initializeParams)
+        if (said === undefined) return yield* reject(session, "unexpected", "initialized before ui/initialize")
+        yield* Deferred.succeed(session.initialized, said)
+        return
+      }
+      case "ui/notifications/size-changed": {
+        const size = yield* Effect.option(Protocol.decodeSize(params))
+        if (size._tag === "None") return yield* reject(session, "malformed", "invalid params of ui/notifications/size-changed")
+        return yield* runLeaf(() => options.onSizeChanged?.(size.value))
+      }
+      case "ui/notifications/request-teardown":
+        return yield* runLeaf(() => options.onRequestTeardown?.())
+      case "notifications/message":
+        return yield* runLeaf(() => options.onLog?.(params ?? {}))
+      default:
+        return yield* reject(session, "unexpected", `notification ${method} is not one the host takes`)
+    }
+  })
+
+const onResponse = (session: Session, id: string | number, body: JsonObject) =>
+  Effect.gen(function*() {
+    const waiting = session.pending.get(String(id))
+    if (waiting === undefined) {
+      return yield* reject(session, "unexpected", `an answer to ${JSON.stringify(id)}, which the host never asked`)
+    }
+    session.pending.delete(String(id))
+    yield* Deferred.succeed(waiting, body)
+  })
+
+/** One arrival: another window's dropped, the limits applied, then validated and dispatched by shape. */
+const receive = (session: Session, arrival: Incoming) =>
+  Effect.gen(function*() {
+    if (!arrival.fromApp) return yield* reject(session, "foreign", `a message from ${arrival.origin ?? "another window"} dropped`)
+    const checked = session.limiter.admit(arrival.data, yield* Clock.currentTimeMillis, session.instance)
+    if (checked._tag === "Limited") {
+      if (checked.report) yield* reject(session, "limit", checked.error.message, checked.error)
+      if (checked.requestId !== undefined) {
+        yield* answer(session, checked.requestId, { error: { code: Protocol.ErrorCode.refused, message: checked.error.message } })
+      }
+      return
+    }
+    const message = classify(arrival.data)
+    // Once torn down, the App is heard only for its answers (the teardown's among them).
+    if (message._tag !== "Response" && (yield* Ref.get(session.closed))) return
+    switch (message._tag) {
+      case "Malformed":
+        yield* reject(session, "malformed", message.detail)
+        if (message.id === undefined) return
+        return yield* answer(session, message.id, { error: { code: Protocol.ErrorCode.invalidRequest, message: message.detail } })
+      case "Request":
+        if (message.method === "ui/initialize") return yield* initialize(session, message.id, message.params)
+        if (!(yield* Deferred.isDone(session.initialized))) {
+          yield* reject(session, "unexpected", `${message.method} before the handshake`)
+          return yield* answer(session, message.id, { error: { code: Protocol.ErrorCode.invalidRequest, message: "not initialized" } })
+        }
+        return yield* Effect.asVoid(FiberSet.run(session.requests, serve(session, message.id, message.method, message.params)))
+      case "Notification":
+        return yield* onNotification(session, message.method, message.params)
+      case "Response":
+        return yield* onResponse(session, message.id, message.body)
+    }
+  })
+
+/** `ui/resource-teardown` (only to an initialized App), its answer awaited up to the timeout; then closed. */
+const teardown = (session: Session) =>
+  Effect.gen(function*() {
+    if (yield* Ref.getAndSet(session.closed, true)) return
+    if (!(yield* Deferred.isDone(session.initialized))) return
+    const id = `host-${++session.nextId.value}`
+    const answered = yield* Deferred.make<JsonObject>()
+    session.pending.set(id, answered)
+    yield* session.port.send({ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {} })
+    yield* Deferred.await(answered).pipe(
+      Effect.timeoutOption(Duration.fromInputUnsafe(session.options.teardownTimeout ?? "3 seconds"))
+    )
+    session.pending.delete(id)
+  })
+
+const makeSession = (client: McpClient.Service, port: Port, options: BridgeOptions) =>
+  Effect.gen(function*() {
+    const instance = options.instance ?? `app-${++instances}`
+    const session: Session = {
+      client,
+      port,
+      options,
+      instance,
+      initialized: yield* Deferred.make<JsonObject>(),
+      initializeParams: yield* Ref.make<JsonObject | undefined>(undefined),
+      closed: yield* Ref.make(false),
+      inputSent: yield* Ref.make(false),
+      hostContext: yield* Ref.make<JsonObject>({
+        toolInfo: { tool: options.tool },
+        displayMode: "inline",
+        availableDisplayModes: [...(options.displayModes ?? ["inline"])],
+        platform: "web",
+        ...options.hostContext
+      }),
+      context: {
+        client,
+        instance,
+        hooks: options,
+        sampler: options.onSample === undefined ? undefined : InputFulfiller.make({ onSample: options.onSample }),
+        hostModes: options.displayModes ?? ["inline"],
+        appModes: yield* Ref.make<ReadonlyArray<Protocol.DisplayMode>>([]),
+        displayMode: yield* Ref.make<Protocol.DisplayMode>("inline")
+      },
+      pending: new Map(),
+      nextId: { value: 0 },
+      requests: yield* FiberSet.make(),
+      limiter: makeLimiter(options.limits),
+      inFlight: yield* Ref.make(0)
+    }
+    return session
+  })
+
 /** @internal */
 export const make = (
   client: McpClient.Service,
@@ -66,212 +299,26 @@ export const make = (
   options: BridgeOptions
 ): Effect.Effect<Bridge, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const instance = options.instance ?? `app-${++instances}`
-    const initialized = yield* Deferred.make<JsonObject>()
-    const initializeParams = yield* Ref.make<JsonObject | undefined>(undefined)
-    const closed = yield* Ref.make(false)
-    const inputSent = yield* Ref.make(false)
-    const hostContext = yield* Ref.make<JsonObject>({
-      toolInfo: { tool: options.tool },
-      displayMode: "inline",
-      availableDisplayModes: [...(options.displayModes ?? ["inline"])],
-      platform: "web",
-      ...options.hostContext
-    })
-    const context: RequestContext = {
-      client,
-      instance,
-      hooks: options,
-      sampler: options.onSample === undefined ? undefined : InputFulfiller.make({ onSample: options.onSample }),
-      hostModes: options.displayModes ?? ["inline"],
-      appModes: yield* Ref.make<ReadonlyArray<Protocol.DisplayMode>>([]),
-      displayMode: yield* Ref.make<Protocol.DisplayMode>("inline")
-    }
-    const pending = new Map<string, Deferred.Deferred<JsonObject>>()
-    let nextId = 0
-    const requests = yield* FiberSet.make()
-    const limiter = makeLimiter(options.limits)
-    const inFlight = yield* Ref.make(0)
-
-    const reject = (reason: "foreign" | "malformed" | "unexpected" | "limit", detail: string, limit?: McpAppsLimitError) =>
-      runLeaf(() => options.onRejected?.({ instance, reason, detail, limit }))
-
-    const notify = (method: string, params: JsonObject) =>
-      Effect.gen(function*() {
-        yield* Deferred.await(initialized)
-        if (yield* Ref.get(closed)) {
-          return yield* new McpAppsError({ reason: "closed", detail: `the App is closed; ${method} not sent`, subject: instance })
-        }
-        yield* port.send({ jsonrpc: "2.0", method, params })
-      })
-
-    const capabilities = (): JsonObject => ({
-      serverTools: {},
-      serverResources: {},
-      logging: {},
-      ...(options.onOpenLink === undefined ? {} : { openLinks: {} }),
-      ...(options.onDownloadFile === undefined ? {} : { downloadFile: {} }),
-      ...(options.onMessage === undefined ? {} : { message: { text: {}, image: {}, resource: {}, resourceLink: {} } }),
-      ...(options.onUpdateModelContext === undefined ? {} : { updateModelContext: { text: {}, structuredContent: {} } }),
-      ...(options.onSample === undefined ? {} : { sampling: {} }),
-      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox })
-    })
-
-    const answer = (id: string | number, body: { readonly result: unknown } | { readonly error: JsonObject }) =>
-      port.send({ jsonrpc: "2.0", id, ...body } as JsonObject)
-
-    /** `ui/initialize`: the one request answered before `initialized`, once. */
-    const initialize = (id: string | number, params: JsonObject | undefined) =>
-      Effect.gen(function*() {
-        const decoded = yield* Effect.option(Protocol.decodeInitialize(params))
-        if (decoded._tag === "None") {
-          return yield* answer(id, { error: { code: Protocol.ErrorCode.invalidParams, message: "invalid params of ui/initialize" } })
-        }
-        if ((yield* Ref.get(initializeParams)) !== undefined) {
-          return yield* answer(id, { error: { code: Protocol.ErrorCode.invalidRequest, message: "ui/initialize was already answered" } })
-        }
-        yield* Ref.set(initializeParams, params ?? {})
-        const value = decoded.value
-        yield* Ref.set(context.appModes, value.appCapabilities.availableDisplayModes ?? [])
-        const version = Protocol.PROTOCOL_VERSIONS.includes(value.protocolVersion)
-          ? value.protocolVersion
-          : Protocol.PROTOCOL_VERSIONS[0]
-        yield* answer(id, {
-          result: {
-            protocolVersion: version,
-            hostInfo: options.hostInfo ?? { name: "mcp-effect", version: "1" },
-            hostCapabilities: capabilities(),
-            hostContext: { ...(yield* Ref.get(hostContext)), displayMode: yield* Ref.get(context.displayMode) }
-          }
-        })
-      })
-
-    /** One App request: limited, audited (`onAppRequest`), traced, answered. */
-    const serve = (id: string | number, method: string, params: JsonObject | undefined) =>
-      Effect.gen(function*() {
-        const count = yield* Ref.updateAndGet(inFlight, (n) => n + 1)
-        const max = limiter.maxPending
-        if (count > max) {
-          const limit = new McpAppsLimitError({ limit: "pending", maximum: max, actual: count, instance })
-          yield* reject("limit", `${method} refused: ${limit.message}`, limit)
-          yield* audit(method, params, "refused", limit.message)
-          return yield* answer(id, { error: { code: Protocol.ErrorCode.refused, message: limit.message } })
-        }
-        const outcome = yield* Effect.result(handle(context, method, params)).pipe(
-          Effect.withSpan("McpApps.appRequest", {
-            kind: "server",
-            attributes: { "mcp.app.instance": instance, "mcp.method.name": method, "mcp.app.tool": options.tool.name }
-          })
-        )
-        if (outcome._tag === "Success") {
-          yield* audit(method, params, "answered")
-          yield* answer(id, { result: outcome.success })
-        } else {
-          yield* audit(method, params, outcome.failure.refused ? "refused" : "failed", outcome.failure.message)
-          yield* answer(id, { error: { code: outcome.failure.code, message: outcome.failure.message } })
-        }
-      }).pipe(Effect.ensuring(Ref.update(inFlight, (n) => n - 1)))
-
-    const audit = (method: string, params: JsonObject | undefined, outcome: "answered" | "refused" | "failed", detail?: string) =>
-      runLeaf(() => options.onAppRequest?.({ instance, tool: options.tool.name, method, params, outcome, detail }))
-
-    const onNotification = (method: string, params: JsonObject | undefined) =>
-      Effect.gen(function*() {
-        switch (method) {
-          case "ui/notifications/initialized": {
-            const said = yield* Ref.get(initializeParams)
-            if (said === undefined) return yield* reject("unexpected", "initialized before ui/initialize")
-            yield* Deferred.succeed(initialized, said)
-            return
-          }
-          case "ui/notifications/size-changed": {
-            const size = yield* Effect.option(Protocol.decodeSize(params))
-            if (size._tag === "None") return yield* reject("malformed", "invalid params of ui/notifications/size-changed")
-            return yield* runLeaf(() => options.onSizeChanged?.(size.value))
-          }
-          case "ui/notifications/request-teardown":
-            return yield* runLeaf(() => options.onRequestTeardown?.())
-          case "notifications/message":
-            return yield* runLeaf(() => options.onLog?.(params ?? {}))
-          default:
-            return yield* reject("unexpected", `notification ${method} is not one the host takes`)
-        }
-      })
-
-    const onResponse = (id: string | number, body: JsonObject) =>
-      Effect.gen(function*() {
-        const waiting = pending.get(String(id))
-        if (waiting === undefined) return yield* reject("unexpected", `an answer to ${JSON.stringify(id)}, which the host never asked`)
-        pending.delete(String(id))
-        yield* Deferred.succeed(waiting, body)
-      })
-
-    const receive = (arrival: Incoming) =>
-      Effect.gen(function*() {
-        if (!arrival.fromApp) return yield* reject("foreign", `a message from ${arrival.origin ?? "another window"} dropped`)
-        const now = yield* Clock.currentTimeMillis
-        const checked = limiter.admit(arrival.data, now, instance)
-        if (checked._tag === "Limited") {
-          if (checked.report) yield* reject("limit", checked.error.message, checked.error)
-          if (checked.requestId !== undefined) {
-            yield* answer(checked.requestId, { error: { code: Protocol.ErrorCode.refused, message: checked.error.message } })
-          }
-          return
-        }
-        const message = classify(arrival.data)
-        // Once torn down, the App is heard only for its answers (the teardown's among them).
-        if (message._tag !== "Response" && (yield* Ref.get(closed))) return
-        switch (message._tag) {
-          case "Malformed":
-            yield* reject("malformed", message.detail)
-            if (message.id !== undefined) {
-              yield* answer(message.id, { error: { code: Protocol.ErrorCode.invalidRequest, message: message.detail } })
-            }
-            return
-          case "Request":
-            if (message.method === "ui/initialize") return yield* initialize(message.id, message.params)
-            if (!(yield* Deferred.isDone(initialized))) {
-              yield* reject("unexpected", `${message.method} before the handshake`)
-              return yield* answer(message.id, { error: { code: Protocol.ErrorCode.invalidRequest, message: "not initialized" } })
-            }
-            return yield* FiberSet.run(requests, serve(message.id, message.method, message.params)).pipe(Effect.asVoid)
-          case "Notification":
-            return yield* onNotification(message.method, message.params)
-          case "Response":
-            return yield* onResponse(message.id, message.body)
-        }
-      })
-
-    yield* Queue.take(port.incoming).pipe(Effect.flatMap(receive), Effect.forever, Effect.forkScoped)
-
-    const teardown = Effect.gen(function*() {
-      if (yield* Ref.getAndSet(closed, true)) return
-      if (!(yield* Deferred.isDone(initialized))) return
-      const id = `host-${++nextId}`
-      const answered = yield* Deferred.make<JsonObject>()
-      pending.set(id, answered)
-      yield* port.send({ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {} })
-      yield* Deferred.await(answered).pipe(
-        Effect.timeoutOption(Duration.fromInputUnsafe(options.teardownTimeout ?? "3 seconds"))
-      )
-      pending.delete(id)
-    })
-
+    const session = yield* makeSession(client, port, options)
+    yield* Queue.take(port.incoming).pipe(Effect.flatMap((arrival) => receive(session, arrival)), Effect.forever, Effect.forkScoped)
     return {
-      instance,
-      initialized: Deferred.await(initialized),
+      instance: session.instance,
+      initialized: Deferred.await(session.initialized),
       sendToolInput: (args) =>
         Effect.gen(function*() {
-          if (yield* Ref.getAndSet(inputSent, true)) {
-            return yield* new McpAppsError({ reason: "protocol", detail: "tool-input was already sent", subject: instance })
+          if (yield* Ref.getAndSet(session.inputSent, true)) {
+            return yield* new McpAppsError({ reason: "protocol", detail: "tool-input was already sent", subject: session.instance })
           }
-          yield* notify("ui/notifications/tool-input", { arguments: args })
+          yield* notify(session, "ui/notifications/tool-input", { arguments: args })
         }),
-      sendToolInputPartial: (args) => notify("ui/notifications/tool-input-partial", { arguments: args }),
-      sendToolResult: (result) => notify("ui/notifications/tool-result", result as JsonObject),
-      sendToolCancelled: (reason) => notify("ui/notifications/tool-cancelled", reason === undefined ? {} : { reason }),
+      sendToolInputPartial: (args) => notify(session, "ui/notifications/tool-input-partial", { arguments: args }),
+      sendToolResult: (result) => notify(session, "ui/notifications/tool-result", result as JsonObject),
+      sendToolCancelled: (reason) => notify(session, "ui/notifications/tool-cancelled", reason === undefined ? {} : { reason }),
       setHostContext: (change) =>
-        Effect.andThen(Ref.update(hostContext, (current) => ({ ...current, ...change })), notify("ui/notifications/host-context-changed", change)),
-      teardown
+        Effect.andThen(
+          Ref.update(session.hostContext, (current) => ({ ...current, ...change })),
+          notify(session, "ui/notifications/host-context-changed", change)
+        ),
+      teardown: teardown(session)
     }
   })
