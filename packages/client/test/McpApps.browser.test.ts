@@ -43,13 +43,27 @@ const evil = createServer((req, res) => {
   res.writeHead(200, { "access-control-allow-origin": "*" }).end("ok")
 })
 
-const bundle = (name: string) =>
+/** The App written with the official App SDK, as one script for its document. */
+const sdkApp = async (): Promise<string> => {
+  const built = await build({
+    entryPoints: [path.join(import.meta.dirname, "apps", "sdk-app.mjs")],
+    bundle: true,
+    write: false,
+    platform: "browser",
+    format: "esm",
+    logLevel: "silent"
+  })
+  return built.outputFiles[0]?.text ?? ""
+}
+
+const bundle = (name: string, define: Record<string, string> = {}) =>
   build({
     entryPoints: [path.join(import.meta.dirname, "apps", `${name}.mjs`)],
     outfile: path.join(dir, `${name}.js`),
     bundle: true,
     platform: "browser",
     format: "esm",
+    define,
     logLevel: "silent"
   }).then(() =>
     writeFileSync(
@@ -62,7 +76,8 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-apps-"))
   const sandboxDir = path.join(dir, "sandbox")
   cpSync(path.join(import.meta.dirname, "../apps-sandbox.html"), path.join(sandboxDir, "apps-sandbox.html"))
-  await Promise.all([bundle("page-vanilla"), bundle("page-hostile")])
+  const sdk = await sdkApp()
+  await Promise.all([bundle("page-vanilla"), bundle("page-hostile", { __SDK_APP_JS__: JSON.stringify(sdk) })])
   relay = await startStdioRelay(process.execPath, [VANILLA, "--stdio"])
   const [hosted, sandbox] = await Promise.all([
     startListening(pageHost, ["--root", dir, "--upstream", `apps=${relay.url}`]),
@@ -203,6 +218,68 @@ describe("Chromium: a hostile App with BrowserMcpApps.mount", () => {
       assert.deepStrictEqual([huge.frames, trick.frames, csp.frames], [0, 0, 0])
       const reads = await page.evaluate(() => (globalThis as unknown as { hostileState: () => { received: Array<{ method: string; uri?: string }> } }).hostileState().received.filter((m) => m.method === "resources/read").map((m) => m.uri))
       assert.notInclude(reads, "ui://hostile/../../../etc/passwd")
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})
+
+describe("Chromium: an App written with the official App SDK", () => {
+  it("gets its input and result, and every host request it makes is answered through the hooks", async () => {
+    const { page, errors } = await openPage("page-hostile")
+    type SdkState = {
+      messages: Array<Array<{ text: string }>>
+      links: Array<string>
+      contexts: Array<unknown>
+      files: Array<{ filename: string; mimeType?: string; text?: string }>
+      logs: Array<{ data?: unknown }>
+      sizes: Array<{ width?: number; height?: number }>
+      events: Array<Event>
+      received: Array<{ method: string; name?: string }>
+    }
+    const stateOf = () => page.evaluate(() => (globalThis as unknown as { hostileState: () => SdkState }).hostileState())
+    try {
+      const mounted = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { runSdk: (s: string) => Promise<{ ok: boolean; error?: string }> }).runSdk(sandbox),
+        sandboxUrl
+      )
+      assert.isTrue(mounted.ok, mounted.error)
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 0
+      , undefined, { timeout: 20_000 })
+      const state = await stateOf()
+      const report = JSON.parse(state.messages[0]?.[0]?.text ?? "{}") as Record<string, unknown>
+      assert.deepStrictEqual(report["input"], { city: "Paris" })
+      assert.deepStrictEqual((report["result"] as { content?: unknown }).content, [{ type: "text", text: "called sdk" }])
+      const hostContext = report["hostContext"] as { theme?: string; locale?: string; toolInfo?: { tool?: { name?: string } } }
+      assert.strictEqual(hostContext.theme, "light")
+      assert.strictEqual(hostContext.locale, "fr-FR")
+      assert.strictEqual(hostContext.toolInfo?.tool?.name, "sdk")
+      assert.deepStrictEqual(report["displayMode"], { mode: "fullscreen" })
+      assert.strictEqual(report["read"], 1)
+      assert.deepStrictEqual((report["call"] as { content?: unknown }).content, [{ type: "text", text: "called visible" }])
+      assert.match(String(report["secret"]), /^refused/)
+      assert.deepStrictEqual(state.links, ["https://example.com/docs"])
+      assert.deepStrictEqual(state.contexts, [{ content: [{ type: "text", text: "ctx" }], structuredContent: { a: 1 } }])
+      assert.deepStrictEqual(state.files, [{ filename: "report.csv", mimeType: "text/csv", text: "a,b" }])
+      assert.deepStrictEqual(state.logs.map((log) => log.data), ["hello from the app"])
+      assert.isTrue(state.sizes.some((size) => size.height === 456))
+      const calls = state.received.filter((m) => m.method === "tools/call").map((m) => m.name)
+      assert.deepStrictEqual(calls, ["sdk", "visible"], "secret never reached the server")
+      assert.includeMembers(
+        state.events.map((e) => e.method),
+        ["ui/open-link", "ui/update-model-context", "ui/request-display-mode", "ui/download-file", "resources/read", "tools/call", "ui/message"]
+      )
+      // A change of host context reaches the App (which reports it back).
+      await page.evaluate(() => (globalThis as unknown as { sdkHostContext: (c: unknown) => Promise<void> }).sdkHostContext({ theme: "dark" }))
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 1
+      , undefined, { timeout: 20_000 })
+      const changed = JSON.parse((await stateOf()).messages[1]?.[0]?.text ?? "{}") as { contextChanged?: { theme?: string } }
+      assert.strictEqual(changed.contextChanged?.theme, "dark")
+      const frames = await page.evaluate(() => (globalThis as unknown as { closeSdk: () => Promise<number> }).closeSdk())
+      assert.strictEqual(frames, 0)
+      assert.deepStrictEqual(errors, [])
     } finally {
       await page.close()
     }

@@ -34,12 +34,17 @@ addEventListener("message", (e) => {
 })();
 </script></body></html>`
 
-const state = { received: [], events: [], rejected: [], messages: [] }
+/** The App written with the official SDK, bundled by the test (`__SDK_APP_JS__`). */
+const sdkHtml = () =>
+  `<!doctype html><html><body><div id="root">sdk app</div><script type="module">${__SDK_APP_JS__.replace(/<\/script/gi, "<\\/script")}</script></body></html>`
+
+const state = { received: [], events: [], rejected: [], messages: [], links: [], contexts: [], files: [], logs: [], sizes: [] }
 globalThis.hostileState = () => JSON.parse(JSON.stringify(state))
 
 const tools = [
   { name: "hostile", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/app.html" } } },
   { name: "secret", inputSchema: { type: "object" }, _meta: { ui: { visibility: ["model"] } } },
+  { name: "sdk", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://sdk/app.html" } } },
   { name: "visible", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
   { name: "huge", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/huge.html" } } },
   { name: "badcsp", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/badcsp.html" } } },
@@ -54,6 +59,7 @@ const resources = (evilUrl) => ({
     // The server asks for allow-same-origin (and top navigation): neither is ever granted.
     _meta: { ui: { sandbox: "allow-scripts allow-same-origin allow-top-navigation" } }
   },
+  "ui://sdk/app.html": { uri: "ui://sdk/app.html", mimeType: APP, text: sdkHtml() },
   "ui://hostile/huge.html": { uri: "ui://hostile/huge.html", mimeType: APP, text: "x".repeat(50 * 1024 * 1024) },
   "ui://hostile/badcsp.html": {
     uri: "ui://hostile/badcsp.html",
@@ -148,4 +154,47 @@ globalThis.tryMount = (tool, sandboxUrl) => {
     message: error.message,
     frames: container.querySelectorAll("iframe").length
   }))
+}
+
+let sdkHandle
+
+/** Mounts the SDK App with every hook set; its reports arrive as ui/messages. */
+globalThis.runSdk = (sandboxUrl) =>
+  new Promise((resolve) => {
+    const program = Effect.gen(function*() {
+      const done = yield* Deferred.make()
+      const mounted = yield* BrowserMcpApps.mount(document.getElementById("app"), {
+        tool: "sdk",
+        arguments: { city: "Paris" },
+        sandboxUrl,
+        displayModes: ["inline", "fullscreen"],
+        hostContext: { theme: "light", locale: "fr-FR" },
+        onAppRequest: (event) => void state.events.push(event),
+        onRejected: (message) => void state.rejected.push({ reason: message.reason, detail: message.detail }),
+        onMessage: (message) => void state.messages.push(message.content),
+        onOpenLink: (link) => void state.links.push(link.url),
+        onUpdateModelContext: (context) => void state.contexts.push({ content: context.content, structuredContent: context.structuredContent }),
+        onDownloadFile: (file) => void state.files.push({ filename: file.filename, mimeType: file.mimeType, text: file.text }),
+        onLog: (params) => void state.logs.push(params),
+        onSizeChanged: (size) => void state.sizes.push(size)
+      })
+      sdkHandle = {
+        setHostContext: (change) => Effect.runPromise(mounted.bridge.setHostContext(change)),
+        height: () => mounted.iframe.style.height,
+        close: () => Effect.runPromise(Deferred.succeed(done, undefined)).then(() => finished)
+      }
+      resolve({ ok: true })
+      yield* Deferred.await(done)
+    }).pipe(Effect.scoped, Effect.provide(McpClient.layer({ apps: true }).pipe(Layer.provide(serverLayer("http://127.0.0.1:9/")))))
+    finished = Effect.runPromiseExit(program)
+    finished.then((exit) => {
+      if (Exit.isFailure(exit)) resolve({ ok: false, error: String(exit.cause) })
+    })
+  })
+
+globalThis.sdkHostContext = (change) => sdkHandle.setHostContext(change)
+globalThis.sdkHeight = () => sdkHandle.height()
+globalThis.closeSdk = async () => {
+  await sdkHandle.close()
+  return document.querySelectorAll("#app iframe").length
 }
