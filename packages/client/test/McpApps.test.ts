@@ -3,7 +3,7 @@
  * scripted servers and the official `server-basic-vanillajs` over stdio), the sandbox policy, the model's tool
  * list, and the `ui/*` bridge over an in-memory port.
  */
-import { LlmBridge, McpApps, McpClient, McpTransport } from "@mcp-effect/client"
+import { LlmBridge, McpApps, McpClient, McpTransport, ToolRegistry } from "@mcp-effect/client"
 import { NodeMcpClient } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -168,6 +168,19 @@ describe("the model's tool list", () => {
         const [result] = yield* bridge.executeToolCalls([{ id: "1", type: "function", function: { name: "write", arguments: "{}" } }])
         assert.strictEqual(result?.is_error, true)
         assert.strictEqual(server.requests("tools/call").length, 0)
+      }).pipe(Effect.provide(clientLayer(server.layer)))
+    }))
+})
+
+describe("the registry's tool list", () => {
+  it.effect("an app-only tool of a registered client is not offered", () =>
+    Effect.gen(function*() {
+      const server = appServer()
+      yield* Effect.gen(function*() {
+        const registry = yield* ToolRegistry.make()
+        yield* registry.register("demo", LlmBridge.clientSource(yield* McpClient.McpClient))
+        const names = (yield* registry.toolsForLlm()).map((tool) => tool.function.name)
+        assert.deepStrictEqual([...names].sort(), ["demo__flat", "demo__secret", "demo__show"])
       }).pipe(Effect.provide(clientLayer(server.layer)))
     }))
 })
