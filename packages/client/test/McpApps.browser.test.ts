@@ -285,3 +285,33 @@ describe("Chromium: an App written with the official App SDK", () => {
     }
   }, 90_000)
 })
+
+describe("Chromium: two Apps on one page", () => {
+  it("neither reports the other's traffic as foreign; an App that navigates its frame away loses it", async () => {
+    const { page } = await openPage("page-hostile")
+    try {
+      const mounted = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { runTwo: (s: string) => Promise<{ ok: boolean; error?: string }> }).runTwo(sandbox),
+        sandboxUrl
+      )
+      assert.isTrue(mounted.ok, mounted.error)
+      // The SDK App's report arrives: its traffic went through while the other App was mounted.
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 0
+      , undefined, { timeout: 20_000 })
+      // The wanderer's frame is removed by the sandbox page once it navigated away.
+      const sandboxes = page.frames().filter((frame) => frame.url().startsWith(sandboxUrl))
+      assert.strictEqual(sandboxes.length, 2)
+      await Promise.all(sandboxes.map((frame) => frame.waitForLoadState()))
+      const counts = await Promise.all(sandboxes.map((frame) => frame.locator("iframe").count()))
+      assert.deepStrictEqual([...counts].sort(), [0, 1])
+      const rejected = await page.evaluate(() =>
+        (globalThis as unknown as { hostileState: () => { rejected: Array<{ reason: string }> } }).hostileState().rejected
+      )
+      assert.deepStrictEqual(rejected.filter((r) => r.reason === "foreign"), [])
+      await page.evaluate(() => (globalThis as unknown as { closeHostile: () => Promise<number> }).closeHostile())
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})

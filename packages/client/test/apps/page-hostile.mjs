@@ -44,6 +44,7 @@ globalThis.hostileState = () => JSON.parse(JSON.stringify(state))
 const tools = [
   { name: "hostile", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/app.html" } } },
   { name: "secret", inputSchema: { type: "object" }, _meta: { ui: { visibility: ["model"] } } },
+  { name: "wanderer", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/wanderer.html" } } },
   { name: "sdk", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://sdk/app.html" } } },
   { name: "visible", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
   { name: "huge", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/huge.html" } } },
@@ -58,6 +59,20 @@ const resources = (evilUrl) => ({
     text: hostileHtml(evilUrl),
     // The server asks for allow-same-origin (and top navigation): neither is ever granted.
     _meta: { ui: { sandbox: "allow-scripts allow-same-origin allow-top-navigation" } }
+  },
+  // After its handshake the App navigates its own frame away (where the host's messages must not follow).
+  "ui://hostile/wanderer.html": {
+    uri: "ui://hostile/wanderer.html",
+    mimeType: APP,
+    text: `<!doctype html><script>
+addEventListener("message", (e) => {
+  if (e.data && e.data.id === 1) {
+    parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized" }, "*");
+    setTimeout(() => { location.href = "about:blank#wandered"; }, 0);
+  }
+});
+parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { appInfo: { name: "w", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } }, "*");
+</script>`
   },
   "ui://sdk/app.html": { uri: "ui://sdk/app.html", mimeType: APP, text: sdkHtml() },
   "ui://hostile/huge.html": { uri: "ui://hostile/huge.html", mimeType: APP, text: "x".repeat(50 * 1024 * 1024) },
@@ -198,3 +213,30 @@ globalThis.closeSdk = async () => {
   await sdkHandle.close()
   return document.querySelectorAll("#app iframe").length
 }
+
+/** Mounts two Apps side by side (the SDK App and the hostile one); each bridge's reports, by instance. */
+globalThis.runTwo = (sandboxUrl) =>
+  new Promise((resolve) => {
+    const program = Effect.gen(function*() {
+      const done = yield* Deferred.make()
+      for (const tool of ["wanderer", "sdk"]) {
+        const container = document.createElement("div")
+        container.className = "two"
+        document.body.appendChild(container)
+        yield* BrowserMcpApps.mount(container, {
+          tool,
+          instance: tool,
+          sandboxUrl,
+          onRejected: (message) => void state.rejected.push({ instance: message.instance, reason: message.reason, detail: message.detail }),
+          onMessage: (message) => void state.messages.push(message.content)
+        })
+      }
+      release = () => Effect.runPromise(Deferred.succeed(done, undefined))
+      resolve({ ok: true })
+      yield* Deferred.await(done)
+    }).pipe(Effect.scoped, Effect.provide(McpClient.layer({ apps: true }).pipe(Layer.provide(serverLayer("http://127.0.0.1:9/")))))
+    finished = Effect.runPromiseExit(program)
+    finished.then((exit) => {
+      if (Exit.isFailure(exit)) resolve({ ok: false, error: String(exit.cause) })
+    })
+  })

@@ -6,15 +6,18 @@ const app = new App({ name: "sdk-app", version: "1.0.0" }, { availableDisplayMod
 const report = {}
 const send = (payload) => app.sendMessage({ role: "user", content: [{ type: "text", text: JSON.stringify(payload) }] })
 
+/** A refused request is part of the report, not the end of it. */
+const attempt = (promise) => promise.then((value) => value, (error) => ({ refused: error.message }))
+
 const exercise = async () => {
   report.hostContext = app.getHostContext()
   report.hostCapabilities = app.getHostCapabilities()
-  report.openLink = await app.openLink({ url: "https://example.com/docs" })
-  report.modelContext = await app.updateModelContext({ content: [{ type: "text", text: "ctx" }], structuredContent: { a: 1 } })
-  report.displayMode = await app.requestDisplayMode({ mode: "fullscreen" })
-  report.download = await app.downloadFile({
+  report.openLink = await attempt(app.openLink({ url: "https://example.com/docs" }))
+  report.modelContext = await attempt(app.updateModelContext({ content: [{ type: "text", text: "ctx" }], structuredContent: { a: 1 } }))
+  report.displayMode = await attempt(app.requestDisplayMode({ mode: "fullscreen" }))
+  report.download = await attempt(app.downloadFile({
     contents: [{ type: "resource", resource: { uri: "file:///tmp/../../report.csv", mimeType: "text/csv", text: "a,b" } }]
-  })
+  }))
   report.read = (await app.readServerResource({ uri: "ui://sdk/app.html" })).contents.length
   report.call = await app.callServerTool({ name: "visible", arguments: {} })
   report.secret = await app.callServerTool({ name: "secret", arguments: {} }).then(() => "allowed", (error) => `refused: ${error.message}`)

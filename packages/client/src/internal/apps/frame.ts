@@ -23,6 +23,12 @@ export interface Frame {
   readonly load: (params: JsonObject, timeout: Duration.Input) => Effect.Effect<void, McpAppsError>
 }
 
+/**
+ * The windows of every App frame open in this page: another App's traffic belongs to its own bridge, and is
+ * neither taken nor reported as foreign by this one.
+ */
+const appWindows = new Set<unknown>()
+
 const isSandboxReady = (data: unknown): boolean =>
   typeof data === "object" && data !== null && Reflect.get(data, "method") === "ui/notifications/sandbox-proxy-ready"
 
@@ -79,8 +85,9 @@ export const open = (
         Deferred.doneUnsafe(ready, Effect.void)
         return
       }
-      // Other windows' traffic that is not JSON-RPC (the page's own libraries) is none of the App's business.
-      if (!fromFrame && !looksLikeJsonRpc(event.data)) return
+      // Other windows' traffic that is not JSON-RPC (the page's own libraries), or another App's, is none of this
+      // App's business.
+      if (!fromFrame && (!looksLikeJsonRpc(event.data) || appWindows.has(event.source))) return
       Queue.offerUnsafe(inbox, { data: event.data, fromApp: fromFrame, origin: event.origin })
     }
     yield* Effect.acquireRelease(
@@ -89,6 +96,11 @@ export const open = (
     )
     iframe.src = url.href
     container.appendChild(iframe)
+    const own = iframe.contentWindow
+    yield* Effect.acquireRelease(
+      Effect.sync(() => appWindows.add(own)),
+      () => Effect.sync(() => appWindows.delete(own))
+    )
     const post = (message: unknown) => Effect.sync(() => iframe.contentWindow?.postMessage(message, sandboxOrigin))
     return {
       iframe,
