@@ -318,6 +318,14 @@ export const memoryPort: Effect.Effect<{ readonly port: Port; readonly app: Memo
 export type Bridge = bridge.Bridge
 
 /**
+ * One of an App's own tools (`Bridge.listAppTools`), named `app:<name>`.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type AppTool = bridge.AppTool
+
+/**
  * The host's end of one App's protocol.
  *
  * @since 0.4.0

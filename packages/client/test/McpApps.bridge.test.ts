@@ -233,3 +233,49 @@ describe("McpApps bridge", () => {
     }).pipe(Effect.provide(clientLayer(fake.layer)))
   })
 })
+
+describe("the App's own tools", () => {
+  it.effect("listed (at most 50, namespaced), called, bounded by 30 s and 10 MB; refused when the App declared none", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const { app, bridge, rejected, request, answer } = yield* setup()
+      request("ui/initialize", { ...INITIALIZE, appCapabilities: { tools: {} } })
+      yield* answer
+      app.post({ jsonrpc: "2.0", method: "ui/notifications/initialized" })
+      yield* bridge.initialized
+
+      const listing = yield* Effect.forkChild(bridge.listAppTools)
+      const asked = (yield* answer) as JsonObject
+      assert.strictEqual(asked["method"], "tools/list")
+      const tools = Array.from({ length: 60 }, (_, i) => ({ name: `move${i}`, inputSchema: { type: "object" } }))
+      app.post({ jsonrpc: "2.0", id: asked["id"], result: { tools } })
+      const listed = yield* Fiber.join(listing)
+      assert.strictEqual(listed.length, 50)
+      assert.strictEqual(listed[0]?.name, "app:move0")
+      assert.strictEqual(rejected.at(-1)?.limit?.limit, "app-tools")
+
+      const calling = yield* Effect.forkChild(bridge.callAppTool("app:move1", { x: 1 }))
+      const call = (yield* answer) as JsonObject
+      assert.deepStrictEqual(call["params"], { name: "move1", arguments: { x: 1 } })
+      app.post({ jsonrpc: "2.0", id: call["id"], result: { content: [{ type: "text", text: "moved" }] } })
+      assert.deepStrictEqual((yield* Fiber.join(calling)).content, [{ type: "text", text: "moved" }])
+
+      const silent = yield* Effect.forkChild(Effect.flip(bridge.callAppTool("app:move2")))
+      yield* answer
+      yield* settle
+      yield* TestClock.adjust("30 seconds")
+      assert.include((yield* Fiber.join(silent)).message, "no answer to tools/call in 30s")
+
+      const huge = yield* Effect.forkChild(Effect.flip(bridge.callAppTool("app:move3")))
+      const hugeCall = (yield* answer) as JsonObject
+      app.post({ jsonrpc: "2.0", id: hugeCall["id"], result: { content: [{ type: "text", text: "x".repeat(11 * 1024 * 1024) }] } })
+      const tooLarge = yield* Fiber.join(huge)
+      assert.strictEqual(tooLarge._tag, "McpAppsLimitError")
+
+      const plain = yield* setup()
+      yield* plain.handshake
+      const refused = yield* Effect.flip(plain.bridge.listAppTools)
+      assert.include(refused.message, "offers no tools")
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+})

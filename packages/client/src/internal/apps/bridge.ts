@@ -39,7 +39,24 @@ export interface BridgeOptions extends AppHooks {
   readonly limits?: Limits | undefined
   /** How long `teardown` waits for the App's answer (default 3 seconds). */
   readonly teardownTimeout?: Duration.Input | undefined
+  /** How long a call of one of the App's own tools may take (default 30 seconds, the spec's advice). */
+  readonly appToolTimeout?: Duration.Input | undefined
+  /** The largest result of one of the App's own tools, in bytes of JSON (default 10 MiB, the spec's advice). */
+  readonly maxAppToolResultBytes?: number | undefined
 }
+
+/** One of the App's own tools, its name namespaced (`app:<name>`) so it cannot pass for a server's. @internal */
+export interface AppTool {
+  readonly name: string
+  /** The name the App knows it by. */
+  readonly appName: string
+  readonly description?: string | undefined
+  readonly inputSchema?: JsonObject | undefined
+  readonly annotations?: JsonObject | undefined
+}
+
+/** At most this many of an App's own tools are taken (the spec's advice). @internal */
+export const MAX_APP_TOOLS = 50
 
 /** @internal */
 export interface Bridge {
@@ -53,6 +70,13 @@ export interface Bridge {
   readonly sendToolCancelled: (reason?: string) => Effect.Effect<void, McpAppsError>
   /** Merges the change into the host context and sends it (`ui/notifications/host-context-changed`). */
   readonly setHostContext: (change: JsonObject) => Effect.Effect<void, McpAppsError>
+  /**
+   * The App's own tools (`tools/list` to the App; only when it declared `tools`), at most 50, each named
+   * `app:<name>`.
+   */
+  readonly listAppTools: Effect.Effect<ReadonlyArray<AppTool>, McpAppsError | McpAppsLimitError>
+  /** Calls one of the App's tools (by its `app:` name), bounded by `appToolTimeout` and `maxAppToolResultBytes`. */
+  readonly callAppTool: (name: string, args?: JsonObject) => Effect.Effect<CallToolResult, McpAppsError | McpAppsLimitError>
   /** `ui/resource-teardown`, its answer awaited up to `teardownTimeout`; afterwards nothing more is sent. */
   readonly teardown: Effect.Effect<void>
 }
@@ -73,7 +97,7 @@ interface Session {
   readonly hostContext: Ref.Ref<JsonObject>
   readonly context: RequestContext
   /** The host's own requests waiting for the App's answer, by id. */
-  readonly pending: Map<string, Deferred.Deferred<JsonObject>>
+  readonly pending: Map<string, Deferred.Deferred<JsonObject, McpAppsError | McpAppsLimitError>>
   readonly nextId: { value: number }
   readonly requests: FiberSet.FiberSet
   readonly limiter: ReturnType<typeof makeLimiter>
@@ -213,6 +237,11 @@ const receive = (session: Session, arrival: Incoming) =>
     const checked = session.limiter.admit(arrival.data, yield* Clock.currentTimeMillis, session.instance)
     if (checked._tag === "Limited") {
       if (checked.report) yield* reject(session, "limit", checked.error.message, checked.error)
+      const answered = checked.responseId === undefined ? undefined : session.pending.get(String(checked.responseId))
+      if (answered !== undefined) {
+        session.pending.delete(String(checked.responseId))
+        yield* Deferred.fail(answered, checked.error)
+      }
       if (checked.requestId !== undefined) {
         yield* answer(session, checked.requestId, { error: { code: Protocol.ErrorCode.refused, message: checked.error.message } })
       }
@@ -240,19 +269,106 @@ const receive = (session: Session, arrival: Incoming) =>
     }
   })
 
+/**
+ * A request of the host's to the App: its answer (`result` or `error`), or `timeout` past the budget; the App's
+ * answer too large fails it with the limit.
+ */
+const requestApp = (session: Session, method: string, params: JsonObject, timeout: Duration.Input) =>
+  Effect.gen(function*() {
+    const id = `host-${++session.nextId.value}`
+    const answered = yield* Deferred.make<JsonObject, McpAppsError | McpAppsLimitError>()
+    session.pending.set(id, answered)
+    yield* session.port.send({ jsonrpc: "2.0", id, method, params })
+    return yield* Deferred.await(answered).pipe(
+      Effect.timeoutOrElse({
+        duration: Duration.fromInputUnsafe(timeout),
+        orElse: () =>
+          Effect.fail(new McpAppsError({ reason: "timeout", detail: `no answer to ${method} in ${Duration.format(Duration.fromInputUnsafe(timeout))}`, subject: session.instance }))
+      }),
+      Effect.ensuring(Effect.sync(() => session.pending.delete(id)))
+    )
+  })
+
+/** The result of an answer, or its error as a `protocol` failure. */
+const resultOf = (session: Session, method: string, body: JsonObject): Effect.Effect<JsonObject, McpAppsError> => {
+  const error = body["error"]
+  const result = body["result"]
+  if (error !== undefined || typeof result !== "object" || result === null) {
+    const message = typeof error === "object" && error !== null ? String(Reflect.get(error, "message")) : "no result"
+    return Effect.fail(new McpAppsError({ reason: "protocol", detail: `the App refused ${method}: ${message}`, subject: session.instance }))
+  }
+  return Effect.succeed(result as JsonObject)
+}
+
+/** Fails unless the App is initialized, open and declared its own tools. */
+const withAppTools = (session: Session) =>
+  Effect.gen(function*() {
+    const said = yield* Ref.get(session.initializeParams)
+    const declared = yield* Effect.option(Protocol.decodeInitialize(said))
+    if (!(yield* Deferred.isDone(session.initialized)) || declared._tag === "None" || declared.value.appCapabilities.tools === undefined) {
+      return yield* new McpAppsError({ reason: "protocol", detail: "the App offers no tools", subject: session.instance })
+    }
+    if (yield* Ref.get(session.closed)) {
+      return yield* new McpAppsError({ reason: "closed", detail: "the App is closed", subject: session.instance })
+    }
+  })
+
+const toAppTool = (tool: unknown): AppTool | undefined => {
+  if (typeof tool !== "object" || tool === null) return undefined
+  const name: unknown = Reflect.get(tool, "name")
+  if (typeof name !== "string" || name.length === 0 || name.length > 128) return undefined
+  const field = (key: string): JsonObject | undefined => {
+    const value: unknown = Reflect.get(tool, key)
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined
+  }
+  const description: unknown = Reflect.get(tool, "description")
+  return {
+    name: `app:${name}`,
+    appName: name,
+    description: typeof description === "string" ? description : undefined,
+    inputSchema: field("inputSchema"),
+    annotations: field("annotations")
+  }
+}
+
+const listAppTools = (session: Session) =>
+  Effect.gen(function*() {
+    yield* withAppTools(session)
+    const timeout = session.options.appToolTimeout ?? "30 seconds"
+    const body = yield* requestApp(session, "tools/list", {}, timeout)
+    const listed: unknown = (yield* resultOf(session, "tools/list", body))["tools"]
+    const tools = (Array.isArray(listed) ? listed : []).flatMap((tool) => toAppTool(tool) ?? [])
+    if (tools.length > MAX_APP_TOOLS) {
+      const limit = new McpAppsLimitError({ limit: "app-tools", maximum: MAX_APP_TOOLS, actual: tools.length, instance: session.instance })
+      yield* reject(session, "limit", `the App's tools past the ${MAX_APP_TOOLS} taken are left out`, limit)
+    }
+    return tools.slice(0, MAX_APP_TOOLS)
+  })
+
+const callAppTool = (session: Session, name: string, args: JsonObject) =>
+  Effect.gen(function*() {
+    yield* withAppTools(session)
+    const appName = name.startsWith("app:") ? name.slice("app:".length) : name
+    const body = yield* requestApp(session, "tools/call", { name: appName, arguments: args }, session.options.appToolTimeout ?? "30 seconds")
+    const result = yield* resultOf(session, "tools/call", body)
+    const max = session.options.maxAppToolResultBytes ?? 10 * 1024 * 1024
+    const size = JSON.stringify(result).length
+    if (size > max) {
+      return yield* new McpAppsLimitError({ limit: "message-size", maximum: max, actual: size, instance: session.instance })
+    }
+    return result as CallToolResult
+  })
+
 /** `ui/resource-teardown` (only to an initialized App), its answer awaited up to the timeout; then closed. */
 const teardown = (session: Session) =>
   Effect.gen(function*() {
     if (yield* Ref.getAndSet(session.closed, true)) return
     if (!(yield* Deferred.isDone(session.initialized))) return
-    const id = `host-${++session.nextId.value}`
-    const answered = yield* Deferred.make<JsonObject>()
-    session.pending.set(id, answered)
-    yield* session.port.send({ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: {} })
-    yield* Deferred.await(answered).pipe(
-      Effect.timeoutOption(Duration.fromInputUnsafe(session.options.teardownTimeout ?? "3 seconds"))
-    )
-    session.pending.delete(id)
+    yield* Effect.ignore(requestApp(session, "ui/resource-teardown", {}, session.options.teardownTimeout ?? "3 seconds"))
+    // Whatever else the host was waiting for, the App will not answer now.
+    const closed = new McpAppsError({ reason: "closed", detail: "the App was torn down", subject: session.instance })
+    for (const waiting of session.pending.values()) yield* Deferred.fail(waiting, closed)
+    session.pending.clear()
   })
 
 const makeSession = (client: McpClient.Service, port: Port, options: BridgeOptions) =>
@@ -319,6 +435,8 @@ export const make = (
           Ref.update(session.hostContext, (current) => ({ ...current, ...change })),
           notify(session, "ui/notifications/host-context-changed", change)
         ),
+      listAppTools: listAppTools(session),
+      callAppTool: (name, args) => callAppTool(session, name, args ?? {}),
       teardown: teardown(session)
     }
   })

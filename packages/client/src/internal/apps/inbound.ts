@@ -11,7 +11,7 @@ import * as Protocol from "./protocol.js"
 
 /** @internal */
 export interface Limits {
-  /** The largest message an App may send, in bytes of JSON (default 4 MiB). */
+  /** The largest message an App may send, in bytes of JSON (default 10 MiB, the spec's bound of a tool result). */
   readonly maxMessageBytes?: number | undefined
   /** How many messages an App may send in one second (default 100); more are dropped. */
   readonly maxMessagesPerSecond?: number | undefined
@@ -29,6 +29,8 @@ export type Admission =
     readonly report: boolean
     /** The id of a request, to answer it with the error. */
     readonly requestId: string | number | undefined
+    /** The id of an answer, to fail the host's request it answers with the error. */
+    readonly responseId: string | number | undefined
   }
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
@@ -37,6 +39,13 @@ const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
 /** The id of a message that could be a request (it has a `method`), to answer it even when it is refused. */
 const idOf = (data: unknown): string | number | undefined => {
   if (!isObject(data) || !("method" in data)) return undefined
+  const id = data["id"]
+  return typeof id === "string" || typeof id === "number" ? id : undefined
+}
+
+/** The id of a message that could be an answer (an id, no `method`). */
+const answerIdOf = (data: unknown): string | number | undefined => {
+  if (!isObject(data) || "method" in data) return undefined
   const id = data["id"]
   return typeof id === "string" || typeof id === "number" ? id : undefined
 }
@@ -55,7 +64,7 @@ const sizeOf = (data: unknown): number => {
 
 /** The limits of one App: a fixed one-second window for the rate. @internal */
 export const makeLimiter = (limits: Limits = {}) => {
-  const maxBytes = limits.maxMessageBytes ?? 4 * 1024 * 1024
+  const maxBytes = limits.maxMessageBytes ?? 10 * 1024 * 1024
   const maxRate = limits.maxMessagesPerSecond ?? 100
   let windowStart = Number.NEGATIVE_INFINITY
   let inWindow = 0
@@ -72,12 +81,12 @@ export const makeLimiter = (limits: Limits = {}) => {
         const report = reportedWindow !== windowStart
         reportedWindow = windowStart
         const error = new McpAppsLimitError({ limit: "rate", maximum: maxRate, actual: inWindow, instance })
-        return { _tag: "Limited", error, report, requestId: undefined }
+        return { _tag: "Limited", error, report, requestId: undefined, responseId: undefined }
       }
       const size = sizeOf(data)
       if (size > maxBytes) {
         const error = new McpAppsLimitError({ limit: "message-size", maximum: maxBytes, actual: size, instance })
-        return { _tag: "Limited", error, report: true, requestId: idOf(data) }
+        return { _tag: "Limited", error, report: true, requestId: idOf(data), responseId: answerIdOf(data) }
       }
       return { _tag: "Admitted" }
     }
