@@ -10,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
+import * as Tracer from "effect/Tracer"
 import { modernServer, ok } from "./fixtures/memoryServer.js"
 import type { JsonObject } from "./fixtures/memoryServer.js"
 
@@ -277,5 +278,46 @@ describe("the App's own tools", () => {
       const refused = yield* Effect.flip(plain.bridge.listAppTools)
       assert.include(refused.message, "offers no tools")
     }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+})
+
+describe("tracing", () => {
+  it.effect("each App request is a span naming the App instance, the method and the App's tool", () => {
+    const fake = server()
+    const spans: Array<{ readonly name: string; readonly attributes: Map<string, unknown> }> = []
+    const tracer = Tracer.make({
+      span: ({ annotations, kind, links, name, parent, startTime }) => {
+        const attributes = new Map<string, unknown>()
+        spans.push({ name, attributes })
+        return {
+          _tag: "Span",
+          name,
+          spanId: `span-${spans.length}`,
+          traceId: "trace-1",
+          parent,
+          annotations,
+          status: { _tag: "Started", startTime },
+          attributes,
+          links,
+          sampled: true,
+          kind,
+          end: () => undefined,
+          attribute: (key, value) => void attributes.set(key, value),
+          event: () => undefined,
+          addLinks: () => undefined
+        }
+      }
+    })
+    return Effect.gen(function*() {
+      const { request, answer, handshake } = yield* setup()
+      yield* handshake
+      request("tools/call", { name: "refresh", arguments: {} })
+      yield* answer
+      const span = spans.find((candidate) => candidate.name === "McpApps.appRequest")
+      assert.isDefined(span)
+      assert.strictEqual(span?.attributes.get("mcp.app.instance"), "app-under-test")
+      assert.strictEqual(span?.attributes.get("mcp.method.name"), "tools/call")
+      assert.strictEqual(span?.attributes.get("mcp.app.tool"), "show")
+    }).pipe(Effect.provide(clientLayer(fake.layer)), Effect.withTracer(tracer))
   })
 })
