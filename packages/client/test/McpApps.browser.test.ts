@@ -4,6 +4,10 @@
  * - The official `server-basic-vanillajs` (stdio, behind a 127.0.0.1 relay that records what reaches it),
  *   hosted with the Promise face's `mountApp`: its App renders, gets its input and result, and its button's
  *   `tools/call` reaches the server; a message from another window is dropped; `close()` tears it down.
+ * - The official `server-system-monitor` the same way: its app-only poll tool is never offered to a model, yet
+ *   the App's polls reach the server, approved first (the tool is not marked read-only).
+ * - An App written with the official App SDK (`ext-apps`' `App`), exercising the rest of the protocol.
+ * - Two Apps side by side, one navigating its frame away.
  * - A hostile App from an in-page scripted server, hosted with `BrowserMcpApps.mount`: a tool not visible to
  *   apps (refused, nothing sent), a fetch to an undeclared origin (that origin's server sees nothing),
  *   `allow-same-origin` asked for (stripped), a flood; and Apps refused before any frame: a 50 MB resource, a
@@ -27,11 +31,13 @@ import type { RunningServer } from "./runtimes/fixtures/project.js"
 const require = createRequire(import.meta.url)
 const pageHost = require.resolve("@mcp-effect/test-servers/page-host")
 const CHROMIUM = process.env["MCP_EFFECT_CHROMIUM"] ?? "/usr/bin/chromium-headless-shell"
+const MONITOR = path.resolve(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-system-monitor/dist/index.js")
 const VANILLA = path.resolve(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
 
 let dir = ""
 let browser: Browser | undefined
 let relay: StdioRelay | undefined
+let monitor: StdioRelay | undefined
 const servers: Array<RunningServer> = []
 let host = ""
 let sandboxUrl = ""
@@ -79,8 +85,9 @@ beforeAll(async () => {
   const sdk = await sdkApp()
   await Promise.all([bundle("page-vanilla"), bundle("page-hostile", { __SDK_APP_JS__: JSON.stringify(sdk) })])
   relay = await startStdioRelay(process.execPath, [VANILLA, "--stdio"])
+  monitor = await startStdioRelay(process.execPath, [MONITOR, "--stdio"])
   const [hosted, sandbox] = await Promise.all([
-    startListening(pageHost, ["--root", dir, "--upstream", `apps=${relay.url}`]),
+    startListening(pageHost, ["--root", dir, "--upstream", `apps=${relay.url}`, "--upstream", `monitor=${monitor.url}`]),
     startListening(pageHost, ["--root", sandboxDir])
   ])
   servers.push(hosted, sandbox)
@@ -96,6 +103,7 @@ afterAll(async () => {
   await browser?.close()
   await Promise.all(servers.map((server) => server.stop()))
   await relay?.stop()
+  await monitor?.stop()
   await new Promise<void>((resolve) => evil.close(() => resolve()))
   if (dir !== "") rmSync(dir, { recursive: true, force: true })
 })
@@ -146,6 +154,35 @@ describe("Chromium: server-basic-vanillajs with mountApp", () => {
       assert.deepStrictEqual(state.events.filter((e) => e.method === "tools/call").map((e) => e.outcome), ["answered"])
       const frames = await page.evaluate(() => (globalThis as unknown as { closeApp: () => Promise<number> }).closeApp())
       assert.strictEqual(frames, 0, "close() removed the frame")
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})
+
+describe("Chromium: server-system-monitor with mountApp", () => {
+  it("its app-only poll tool is never offered to a model, yet the App's polls reach the server (approved)", async () => {
+    const { page, errors } = await openPage("page-vanilla")
+    try {
+      await page.evaluate(
+        (url) => (globalThis as unknown as { runVanilla: (u: string, up: string, t: string) => Promise<unknown> }).runVanilla(url, "monitor", "get-system-info"),
+        sandboxUrl
+      )
+      const offered = await page.evaluate(() => (globalThis as unknown as { modelTools: () => Promise<Array<string>> }).modelTools())
+      assert.deepStrictEqual(offered, ["get-system-info"])
+      // The App polls on its own or from its toggle; either way its poll-system-stats calls reach the server.
+      const app = page.frameLocator("#app iframe").frameLocator("iframe")
+      await app.locator("#poll-toggle-btn").waitFor({ timeout: 20_000 })
+      const polled = () => monitor?.received.some((m) => m["method"] === "tools/call" && (m["params"] as { name?: string }).name === "poll-system-stats") === true
+      if (!polled()) await app.locator("#poll-toggle-btn").click()
+      await page.waitForFunction(() =>
+        (globalThis as unknown as { appState: () => { events: Array<Event> } }).appState().events.some((e) => e.method === "tools/call" && e.outcome === "answered")
+      , undefined, { timeout: 20_000 })
+      assert.isTrue(polled(), "the App's poll-system-stats reached the server")
+      const state = await page.evaluate(() => (globalThis as unknown as { appState: () => { approvals: Array<string> } }).appState())
+      assert.include(state.approvals, "poll-system-stats", "a tool not marked read-only was approved first")
+      await page.evaluate(() => (globalThis as unknown as { closeApp: () => Promise<number> }).closeApp())
       assert.deepStrictEqual(errors, [])
     } finally {
       await page.close()

@@ -1,18 +1,23 @@
-// The host page of the Chromium test with the official server-basic-vanillajs: the Promise face's connectHttp
-// and mountApp, hooks recording what the App asked.
+// The host page of the Chromium tests with the official example servers (server-basic-vanillajs,
+// server-system-monitor): the Promise face's connectHttp and mountApp, hooks recording what the App asked.
 import { connectHttp, mountApp } from "../../src/index.ts"
 
-const state = { events: [], rejected: [], messages: [], links: [], logs: [] }
+const state = { events: [], rejected: [], messages: [], links: [], logs: [], approvals: [] }
 let handle
 
 globalThis.appState = () => JSON.parse(JSON.stringify(state))
 
-globalThis.runVanilla = async (sandboxUrl) => {
-  const client = await connectHttp({ url: new URL("/apps/mcp", location.href).href, apps: true })
+globalThis.runVanilla = async (sandboxUrl, upstream = "apps", tool = "get-time") => {
+  const client = await connectHttp({ url: new URL(`/${upstream}/mcp`, location.href).href, apps: true })
+  globalThis.modelTools = async () => (await client.toolsForLlm()).map((declared) => declared.function.name)
   handle = await mountApp(document.getElementById("app"), {
     client,
-    tool: "get-time",
+    tool,
     sandboxUrl,
+    approveToolCall: (call) => {
+      state.approvals.push(call.name)
+      return true
+    },
     onAppRequest: (event) => void state.events.push(event),
     onRejected: (message) => void state.rejected.push({ reason: message.reason, detail: message.detail }),
     onMessage: (message) => void state.messages.push(message.content),
