@@ -253,6 +253,17 @@ describe("Chromium: a hostile App with BrowserMcpApps.mount", () => {
       assert.strictEqual(csp.reason, "invalid-csp")
       assert.include(csp.message, "https://api.example.com; script-src *")
       assert.deepStrictEqual([huge.frames, trick.frames, csp.frames], [0, 0, 0])
+      const frames = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { tryMount: (t: string, s: string, o: unknown) => Promise<{ limit?: string; frames: number }> }).tryMount("hostile", sandbox, { maxFrames: 0 }),
+        sandboxUrl
+      )
+      assert.strictEqual(frames.limit, "frames")
+      const sameOrigin = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { tryMount: (t: string, s: string) => Promise<{ reason?: string; frames: number }> }).tryMount("hostile", sandbox),
+        `${host}apps-sandbox.html`
+      )
+      assert.strictEqual(sameOrigin.reason, "sandbox", "a sandbox on the page's own origin is refused")
+      assert.deepStrictEqual([frames.frames, sameOrigin.frames], [0, 0])
       const reads = await page.evaluate(() => (globalThis as unknown as { hostileState: () => { received: Array<{ method: string; uri?: string }> } }).hostileState().received.filter((m) => m.method === "resources/read").map((m) => m.uri))
       assert.notInclude(reads, "ui://hostile/../../../etc/passwd")
     } finally {
@@ -346,6 +357,32 @@ describe("Chromium: two Apps on one page", () => {
         (globalThis as unknown as { hostileState: () => { rejected: Array<{ reason: string }> } }).hostileState().rejected
       )
       assert.deepStrictEqual(rejected.filter((r) => r.reason === "foreign"), [])
+      await page.evaluate(() => (globalThis as unknown as { closeHostile: () => Promise<number> }).closeHostile())
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})
+
+describe("Chromium: permissions", () => {
+  it("only those declared and granted by the hook reach the frames; none without a hook", async () => {
+    const { page } = await openPage("page-hostile")
+    try {
+      const granted = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { mountPerms: (s: string, g: unknown) => Promise<{ asked: Array<string>; allow: string | null }> }).mountPerms(sandbox, ["camera", "clipboardWrite"]),
+        sandboxUrl
+      )
+      assert.deepStrictEqual(granted.asked, ["camera", "microphone", "geolocation"])
+      assert.strictEqual(granted.allow, "camera", "clipboardWrite was granted but never declared")
+      const sandboxFrame = page.frames().find((frame) => frame.url().startsWith(sandboxUrl))
+      await sandboxFrame?.locator("iframe").waitFor()
+      assert.strictEqual(await sandboxFrame?.locator("iframe").getAttribute("allow"), "camera")
+      await page.evaluate(() => (globalThis as unknown as { closeHostile: () => Promise<number> }).closeHostile())
+      const none = await page.evaluate(
+        (sandbox) => (globalThis as unknown as { mountPerms: (s: string, g: unknown) => Promise<{ asked: Array<string>; allow: string | null }> }).mountPerms(sandbox, null),
+        sandboxUrl
+      )
+      assert.strictEqual(none.allow, null)
       await page.evaluate(() => (globalThis as unknown as { closeHostile: () => Promise<number> }).closeHostile())
     } finally {
       await page.close()

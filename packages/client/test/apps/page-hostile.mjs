@@ -44,6 +44,7 @@ globalThis.hostileState = () => JSON.parse(JSON.stringify(state))
 const tools = [
   { name: "hostile", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/app.html" } } },
   { name: "secret", inputSchema: { type: "object" }, _meta: { ui: { visibility: ["model"] } } },
+  { name: "perms", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/perms.html" } } },
   { name: "wanderer", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://hostile/wanderer.html" } } },
   { name: "sdk", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://sdk/app.html" } } },
   { name: "visible", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
@@ -73,6 +74,12 @@ addEventListener("message", (e) => {
 });
 parent.postMessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { appInfo: { name: "w", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } }, "*");
 </script>`
+  },
+  "ui://hostile/perms.html": {
+    uri: "ui://hostile/perms.html",
+    mimeType: APP,
+    text: "<!doctype html><p>perms</p>",
+    _meta: { ui: { permissions: { camera: {}, microphone: {}, geolocation: {} } } }
   },
   "ui://sdk/app.html": { uri: "ui://sdk/app.html", mimeType: APP, text: sdkHtml() },
   "ui://hostile/huge.html": { uri: "ui://hostile/huge.html", mimeType: APP, text: "x".repeat(50 * 1024 * 1024) },
@@ -155,10 +162,10 @@ globalThis.closeHostile = async () => {
 }
 
 /** Tries to mount a tool's App that must be refused: the error, and whether any frame was left. */
-globalThis.tryMount = (tool, sandboxUrl) => {
+globalThis.tryMount = (tool, sandboxUrl, options = {}) => {
   const container = document.createElement("div")
   document.body.appendChild(container)
-  const program = BrowserMcpApps.mount(container, { tool, sandboxUrl }).pipe(
+  const program = BrowserMcpApps.mount(container, { tool, sandboxUrl, ...options }).pipe(
     Effect.scoped,
     Effect.provide(McpClient.layer({ apps: true }).pipe(Layer.provide(serverLayer("http://127.0.0.1:9/")))),
     Effect.flip
@@ -166,6 +173,7 @@ globalThis.tryMount = (tool, sandboxUrl) => {
   return Effect.runPromise(program).then((error) => ({
     tag: error._tag,
     reason: error.reason,
+    limit: error.limit,
     message: error.message,
     frames: container.querySelectorAll("iframe").length
   }))
@@ -239,4 +247,30 @@ globalThis.runTwo = (sandboxUrl) =>
     finished.then((exit) => {
       if (Exit.isFailure(exit)) resolve({ ok: false, error: String(exit.cause) })
     })
+  })
+
+/** Mounts the App declaring camera, microphone and geolocation, with `grant` as the hook's answer (or no hook). */
+globalThis.mountPerms = (sandboxUrl, grant) =>
+  new Promise((resolve) => {
+    const container = document.createElement("div")
+    container.id = grant === null ? "perms-none" : "perms-granted"
+    document.body.appendChild(container)
+    const asked = []
+    const program = Effect.gen(function*() {
+      const done = yield* Deferred.make()
+      const mounted = yield* BrowserMcpApps.mount(container, {
+        tool: "perms",
+        sandboxUrl,
+        ...(grant === null ? {} : {
+          grantPermissions: (request) => {
+            asked.push(...request.permissions)
+            return grant
+          }
+        })
+      })
+      release = () => Effect.runPromise(Deferred.succeed(done, undefined))
+      resolve({ asked, allow: mounted.iframe.getAttribute("allow") })
+      yield* Deferred.await(done)
+    }).pipe(Effect.scoped, Effect.provide(McpClient.layer({ apps: true }).pipe(Layer.provide(serverLayer("http://127.0.0.1:9/")))))
+    finished = Effect.runPromiseExit(program)
   })
