@@ -54,10 +54,14 @@ export const mountApp = async (container: ContainerLike, options: MountAppOption
   }
   const mounted = exit.value
   let closing: Promise<void> | undefined
+  const result = runtime.runPromise(mounted.result)
+  // A caller who never looks at the result (or closes the App before it came) gets no unhandled rejection;
+  // one who awaits it still sees the call's error.
+  result.catch(() => undefined)
   return {
     instance: mounted.instance,
     iframe: mounted.iframe,
-    result: runtime.runPromise(mounted.result),
+    result,
     setHostContext: (change) => runtime.runPromise(mounted.bridge.setHostContext(change)),
     close: () => (closing ??= close())
   }
