@@ -321,3 +321,34 @@ describe("tracing", () => {
     }).pipe(Effect.provide(clientLayer(fake.layer)), Effect.withTracer(tracer))
   })
 })
+
+describe("sampling", () => {
+  it.effect("an App's sampling/createMessage goes through onSample, checked as the client's own; refused without it", () => {
+    const fake = server()
+    return Effect.gen(function*() {
+      const asked: Array<unknown> = []
+      const { request, answer, handshake } = yield* setup({
+        onSample: (sample) => {
+          asked.push(sample.params["maxTokens"])
+          return { role: "assistant", content: { type: "text", text: "hello" }, model: "test-model" }
+        }
+      })
+      const initialized = (yield* handshake) as JsonObject
+      assert.deepStrictEqual(((initialized["result"] as JsonObject)["hostCapabilities"] as JsonObject)["sampling"], {})
+      request("sampling/createMessage", { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
+      const sampled = (yield* answer) as JsonObject
+      assert.strictEqual((sampled["result"] as JsonObject)["model"], "test-model")
+      assert.deepStrictEqual(asked, [10])
+      request("sampling/createMessage", { maxTokens: "lots" })
+      const invalid = (yield* answer) as JsonObject
+      assert.isDefined(invalid["error"], "params the client would refuse are refused here too")
+      assert.deepStrictEqual(asked, [10])
+
+      const without = yield* setup()
+      const plain = (yield* without.handshake) as JsonObject
+      assert.isUndefined(((plain["result"] as JsonObject)["hostCapabilities"] as JsonObject)["sampling"])
+      without.request("sampling/createMessage", { messages: [], maxTokens: 10 })
+      assert.isDefined(((yield* without.answer) as JsonObject)["error"])
+    }).pipe(Effect.provide(clientLayer(fake.layer)))
+  })
+})
