@@ -96,8 +96,14 @@ describe("McpApps bridge", () => {
       assert.deepStrictEqual(yield* answer, { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: { city: "Paris" } } })
       const again = yield* Effect.flip(bridge.sendToolInput({ city: "Paris" }))
       assert.strictEqual(again.reason, "protocol")
+      yield* bridge.sendToolInputPartial({ city: "Par" })
+      assert.deepStrictEqual(yield* answer, { jsonrpc: "2.0", method: "ui/notifications/tool-input-partial", params: { arguments: { city: "Par" } } })
       yield* bridge.sendToolResult({ content: [{ type: "text", text: "sunny" }] })
       assert.strictEqual(((yield* answer) as JsonObject)["method"], "ui/notifications/tool-result")
+      yield* bridge.sendToolCancelled("the user stopped it")
+      assert.deepStrictEqual(yield* answer, { jsonrpc: "2.0", method: "ui/notifications/tool-cancelled", params: { reason: "the user stopped it" } })
+      yield* bridge.setHostContext({ theme: "dark" })
+      assert.deepStrictEqual(yield* answer, { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: "dark" } })
     }).pipe(Effect.provide(clientLayer(fake.layer)))
   })
 
@@ -142,6 +148,15 @@ describe("McpApps bridge", () => {
       assert.strictEqual(malformed["id"], 78)
       assert.strictEqual((malformed["error"] as JsonObject)["code"], -32600)
       assert.deepStrictEqual(rejected.map((message) => message.reason), ["foreign", "malformed"])
+      assert.strictEqual(fake.requests("tools/call").length, 0)
+
+      // Before the handshake: initialized is out of turn, a request is refused, and nothing reaches the server.
+      const early = yield* setup()
+      early.app.post({ jsonrpc: "2.0", method: "ui/notifications/initialized" })
+      early.request("tools/call", { name: "refresh", arguments: {} })
+      const refused = (yield* early.answer) as JsonObject
+      assert.strictEqual((refused["error"] as JsonObject)["message"], "not initialized")
+      assert.deepStrictEqual(early.rejected.map((message) => message.reason), ["unexpected", "unexpected"])
       assert.strictEqual(fake.requests("tools/call").length, 0)
     }).pipe(Effect.provide(clientLayer(fake.layer)))
   })
