@@ -292,11 +292,21 @@ describe("Chromium: an App written with the official App SDK", () => {
         sandboxUrl
       )
       assert.isTrue(mounted.ok, mounted.error)
-      await page.waitForFunction(() =>
-        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 0
-      , undefined, { timeout: 20_000 })
+      // The App's messages: its report, and one per host context change it was told of.
+      /** Waits (in the page) for an App message matching `predicate`, a JavaScript function's source. */
+      const until = async (predicate: string) => {
+        await page.waitForFunction(
+          `globalThis.hostileState().messages.map((m) => JSON.parse(m[0].text)).some(${predicate})`,
+          undefined,
+          { timeout: 20_000 }
+        )
+        const found: unknown = await page.evaluate(
+          `globalThis.hostileState().messages.map((m) => JSON.parse(m[0].text)).find(${predicate})`
+        )
+        return (found ?? {}) as Record<string, unknown>
+      }
+      const report = await until(`(r) => "input" in r`)
       const state = await stateOf()
-      const report = JSON.parse(state.messages[0]?.[0]?.text ?? "{}") as Record<string, unknown>
       assert.deepStrictEqual(report["input"], { city: "Paris" })
       assert.deepStrictEqual((report["result"] as { content?: unknown }).content, [{ type: "text", text: "called sdk" }])
       const hostContext = report["hostContext"] as { theme?: string; locale?: string; toolInfo?: { tool?: { name?: string } } }
@@ -320,11 +330,11 @@ describe("Chromium: an App written with the official App SDK", () => {
       )
       // A change of host context reaches the App (which reports it back).
       await page.evaluate(() => (globalThis as unknown as { sdkHostContext: (c: unknown) => Promise<void> }).sdkHostContext({ theme: "dark" }))
-      await page.waitForFunction(() =>
-        (globalThis as unknown as { hostileState: () => { messages: Array<unknown> } }).hostileState().messages.length > 1
-      , undefined, { timeout: 20_000 })
-      const changed = JSON.parse((await stateOf()).messages[1]?.[0]?.text ?? "{}") as { contextChanged?: { theme?: string } }
-      assert.strictEqual(changed.contextChanged?.theme, "dark")
+      const changed = await until(`(r) => r.contextChanged?.theme === "dark"`)
+      assert.deepStrictEqual(changed["contextChanged"], { theme: "dark" })
+      // The container's width follows its element (ResizeObserver).
+      await page.locator("#app").evaluate((element) => element.setAttribute("style", "width: 333px"))
+      await until(`(r) => r.contextChanged?.containerDimensions?.width === 333`)
       const frames = await page.evaluate(() => (globalThis as unknown as { closeSdk: () => Promise<number> }).closeSdk())
       assert.strictEqual(frames, 0)
       assert.deepStrictEqual(errors, [])

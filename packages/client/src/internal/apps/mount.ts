@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "../../McpClient.js"
 import type { McpClientError } from "../../McpError.js"
@@ -37,6 +38,11 @@ export interface MountOptions extends Omit<Bridge.BridgeOptions, "tool" | "sandb
   readonly sandboxTimeout?: number | undefined
   /** How many Apps may be mounted in this page at once (default 8). */
   readonly maxFrames?: number | undefined
+  /**
+   * Tell the App the container's width as it changes (`containerDimensions` in `host-context-changed`), where
+   * the page has `ResizeObserver` (default true).
+   */
+  readonly observeContainer?: boolean | undefined
 }
 
 /** @internal */
@@ -61,6 +67,47 @@ const reserveFrame = (max: number, subject: string) =>
   )
 
 let instances = 0
+
+interface ResizeObserverLike {
+  observe(target: unknown): void
+  disconnect(): void
+}
+
+type ResizeObserverConstructor = new(
+  callback: (entries: ReadonlyArray<{ readonly contentRect: { readonly width: number } }>) => void
+) => ResizeObserverLike
+
+/**
+ * The container's width to the App as it changes: the observer only notes the latest width (a sliding queue
+ * of one), a fiber of the scope sends it, so a resize storm costs one message per change the App can take.
+ */
+const watchWidth = (container: ContainerLike, bridge: Bridge.Bridge) =>
+  Effect.gen(function*() {
+    const Observer: unknown = Reflect.get(globalThis, "ResizeObserver")
+    if (typeof Observer !== "function") return
+    const widths = yield* Queue.sliding<number>(1)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const observer = new (Observer as ResizeObserverConstructor)((entries) => {
+          const width = entries.at(-1)?.contentRect.width
+          if (width !== undefined && Number.isFinite(width)) Queue.offerUnsafe(widths, Math.round(width))
+        })
+        observer.observe(container)
+        return observer
+      }),
+      (observer) => Effect.sync(() => observer.disconnect())
+    )
+    let last: number | undefined
+    yield* Queue.take(widths).pipe(
+      Effect.flatMap((width) => {
+        if (width === last) return Effect.void
+        last = width
+        return Effect.ignore(bridge.setHostContext({ containerDimensions: { width } }))
+      }),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
 
 /** @internal */
 export const mount = (
@@ -99,6 +146,7 @@ export const mount = (
       { html: Csp.withPolicy(app.html, policy), sandbox: Csp.sandboxTokens(app.ui.sandbox), csp: app.ui.csp ?? {}, permissions },
       options.sandboxTimeout ?? 10_000
     )
+    if (options.observeContainer !== false) yield* watchWidth(container, bridge)
     const args = options.arguments ?? {}
     const call = yield* Effect.forkScoped(client.callTool(tool.name, args))
     yield* Effect.forkScoped(
