@@ -101,7 +101,9 @@ export const open = (
       Effect.sync(() => appWindows.add(own)),
       () => Effect.sync(() => appWindows.delete(own))
     )
-    const post = (message: unknown) => Effect.sync(() => iframe.contentWindow?.postMessage(message, sandboxOrigin))
+    // A frame already gone (or a value the browser cannot clone) loses the message; the bridge goes on.
+    const post = (message: unknown) =>
+      Effect.ignore(Effect.try({ try: () => iframe.contentWindow?.postMessage(message, sandboxOrigin), catch: () => undefined }))
     return {
       iframe,
       port: { send: post, incoming: inbox },
