@@ -140,7 +140,7 @@ describe("McpApps bridge", () => {
   it.effect("a message from another window and a malformed one are dropped and reported", () => {
     const fake = server()
     return Effect.gen(function*() {
-      const { app, rejected, answer, handshake } = yield* setup()
+      const { app, rejected, request, answer, handshake } = yield* setup()
       yield* handshake
       app.post({ jsonrpc: "2.0", id: 77, method: "tools/call", params: { name: "refresh" } }, { foreign: true })
       app.post({ jsonrpc: "2.0", id: 78, method: 42 })
@@ -149,6 +149,18 @@ describe("McpApps bridge", () => {
       assert.strictEqual((malformed["error"] as JsonObject)["code"], -32600)
       assert.deepStrictEqual(rejected.map((message) => message.reason), ["foreign", "malformed"])
       assert.strictEqual(fake.requests("tools/call").length, 0)
+
+      // What structured clone carries but JSON cannot (a cycle, a BigInt) is dropped; the bridge goes on.
+      const cyclic: Record<string, unknown> = { jsonrpc: "2.0", id: 90, method: "ping" }
+      cyclic["self"] = cyclic
+      app.post(cyclic)
+      app.post({ jsonrpc: "2.0", id: 91, method: "ping", params: { n: 1n } })
+      const cycleAnswer = (yield* answer) as JsonObject
+      assert.strictEqual(cycleAnswer["id"], 90)
+      assert.include((cycleAnswer["error"] as JsonObject)["message"], "message-size")
+      assert.strictEqual(((yield* answer) as JsonObject)["id"], 91)
+      request("ping")
+      assert.deepStrictEqual(((yield* answer) as JsonObject)["result"], {})
 
       // Before the handshake: initialized is out of turn, a request is refused, and nothing reaches the server.
       const early = yield* setup()

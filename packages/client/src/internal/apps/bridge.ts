@@ -352,7 +352,11 @@ const callAppTool = (session: Session, name: string, args: JsonObject) =>
     const body = yield* requestApp(session, "tools/call", { name: appName, arguments: args }, session.options.appToolTimeout ?? "30 seconds")
     const result = yield* resultOf(session, "tools/call", body)
     const max = session.options.maxAppToolResultBytes ?? 10 * 1024 * 1024
-    const size = JSON.stringify(result).length
+    // The App's answer came through structured clone: it may hold what JSON cannot (a BigInt), which counts as
+    // past any size.
+    const size = yield* Effect.try({ try: () => JSON.stringify(result).length, catch: () => undefined }).pipe(
+      Effect.orElseSucceed(() => Number.POSITIVE_INFINITY)
+    )
     if (size > max) {
       return yield* new McpAppsLimitError({ limit: "message-size", maximum: max, actual: size, instance: session.instance })
     }
@@ -416,7 +420,12 @@ export const make = (
 ): Effect.Effect<Bridge, never, Scope.Scope> =>
   Effect.gen(function*() {
     const session = yield* makeSession(client, port, options)
-    yield* Queue.take(port.incoming).pipe(Effect.flatMap((arrival) => receive(session, arrival)), Effect.forever, Effect.forkScoped)
+    // One message that breaks an assumption of the host's code is dropped and reported; the reader goes on.
+    const handleOne = (arrival: Incoming) =>
+      receive(session, arrival).pipe(
+        Effect.catchDefect((defect) => reject(session, "malformed", `the message could not be handled: ${String(defect)}`))
+      )
+    yield* Queue.take(port.incoming).pipe(Effect.flatMap(handleOne), Effect.forever, Effect.forkScoped)
     return {
       instance: session.instance,
       initialized: Deferred.await(session.initialized),
