@@ -21,7 +21,7 @@
  * The sandbox page is `@mcp-effect/client/apps-sandbox.html` (or `McpApps.sandboxHtml`): serve it from an origin
  * that is not the page's (the spec's MUST; the same origin fails with `McpAppsError` `sandbox`).
  *
- * @since 0.4.0
+ * @since 0.3.0
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -34,19 +34,19 @@ import * as internal from "./internal/apps/mount.js"
 /**
  * The element the App's frame is appended to (a `<div>` of the page).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Container = dom.ContainerLike
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type MountOptions = internal.MountOptions
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type MountedApp = internal.MountedApp
@@ -54,7 +54,7 @@ export type MountedApp = internal.MountedApp
 /**
  * Renders the tool's App in `container` with the `McpClient` in context (which should declare `apps: true`).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const mount = (

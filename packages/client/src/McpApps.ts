@@ -28,7 +28,7 @@
  *   pending requests) is dropped and reported to `onRejected`. Every App request is an `onAppRequest` event and
  *   a span (`McpApps.appRequest`), naming the App instance.
  *
- * @since 0.4.0
+ * @since 0.3.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -53,7 +53,7 @@ import * as visibility from "./internal/apps/visibility.js"
 /**
  * The extension's identifier, the key under `capabilities.extensions`.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constants
  */
 export const EXTENSION_ID: string = capability.EXTENSION_ID
@@ -61,31 +61,31 @@ export const EXTENSION_ID: string = capability.EXTENSION_ID
 /**
  * The media type of an App's HTML resource.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constants
  */
 export const MIME_TYPE: string = capability.MIME_TYPE
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category errors
  */
 export const McpAppsError = errors.McpAppsError
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category errors
  */
 export type McpAppsError = errors.McpAppsError
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category errors
  */
 export const McpAppsLimitError = errors.McpAppsLimitError
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category errors
  */
 export type McpAppsLimitError = errors.McpAppsLimitError
@@ -95,25 +95,25 @@ export type McpAppsLimitError = errors.McpAppsLimitError
 // -----------------------------------------------------------------------------
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Visibility = "model" | "app"
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type ResourceUi = resource.ResourceUi
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type AppResource = resource.AppResource
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type ReadOptions = resource.ReadOptions
@@ -122,7 +122,7 @@ export type ReadOptions = resource.ReadOptions
  * The UI resource a tool names (`_meta.ui.resourceUri`, or the deprecated flat `_meta["ui/resourceUri"]`),
  * unchecked; `undefined` when none.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category getters
  */
 export const resourceUri: (tool: Tool) => string | undefined = resource.resourceUriOf
@@ -130,7 +130,7 @@ export const resourceUri: (tool: Tool) => string | undefined = resource.resource
 /**
  * Why a `ui://` URI is refused (another scheme, a dot segment, encoded separators, whitespace), or `undefined`.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category guards
  */
 export const uriProblem: (uri: string) => string | undefined = resource.uiUriProblem
@@ -138,19 +138,19 @@ export const uriProblem: (uri: string) => string | undefined = resource.uiUriPro
 /**
  * Who may see the tool: `["model", "app"]` when it says nothing.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category getters
  */
 export const visibilityOf: (tool: Tool) => ReadonlyArray<Visibility> = visibility.visibilityOf
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category guards
  */
 export const isModelVisible: (tool: Tool) => boolean = visibility.modelVisible
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category guards
  */
 export const isAppVisible: (tool: Tool) => boolean = visibility.appVisible
@@ -159,7 +159,7 @@ export const isAppVisible: (tool: Tool) => boolean = visibility.appVisible
  * The resource's `_meta.ui` as the host applies it: the `resources/list` entry's, the content item's fields
  * winning.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category combinators
  */
 export const mergeUi: (listed: { readonly _meta?: unknown } | undefined, content: { readonly _meta?: unknown }) => ResourceUi =
@@ -168,7 +168,7 @@ export const mergeUi: (listed: { readonly _meta?: unknown } | undefined, content
 /**
  * Reads the tool's App with the `McpClient` in context (see the module's notes for what is checked).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const read = (
@@ -182,7 +182,7 @@ export const read = (
 // -----------------------------------------------------------------------------
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Permission = csp.Permission
@@ -192,7 +192,7 @@ export type Permission = csp.Permission
  * none); a source with `;`, quotes, `<`, `>`, whitespace (or a bare `*` or scheme) fails with `invalid-csp`
  * naming it.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const contentSecurityPolicy: (ui: ResourceUi, subject: string) => Effect.Effect<string, McpAppsError> = csp.buildCsp
@@ -201,7 +201,7 @@ export const contentSecurityPolicy: (ui: ResourceUi, subject: string) => Effect.
  * The inner frame's `sandbox`: `allow-scripts` plus the allowed tokens of the server's value; never
  * `allow-same-origin`.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const sandboxAttribute: (requested: string | undefined) => string = csp.sandboxTokens
@@ -209,7 +209,7 @@ export const sandboxAttribute: (requested: string | undefined) => string = csp.s
 /**
  * A file name made safe to save under (`ui/download-file`).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const sanitizeFilename: (raw: string) => string = requests.sanitizeFilename
@@ -218,7 +218,7 @@ export const sanitizeFilename: (raw: string) => string = requests.sanitizeFilena
  * The sandbox page (the outer frame), to be served from an origin other than the host page's. The same file
  * ships as `@mcp-effect/client/apps-sandbox.html`.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constants
  */
 export const sandboxHtml: string = sandboxPage.html
@@ -228,49 +228,49 @@ export const sandboxHtml: string = sandboxPage.html
 // -----------------------------------------------------------------------------
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type DisplayMode = protocol.DisplayMode
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Hooks = hooks.AppHooks
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type ToolCallRequest = hooks.ToolCallRequest
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type DownloadFile = hooks.DownloadFile
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type AppRequestEvent = hooks.AppRequestEvent
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type RejectedMessage = hooks.RejectedMessage
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Limits = inbound.Limits
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type BridgeOptions = bridge.BridgeOptions
@@ -278,13 +278,13 @@ export type BridgeOptions = bridge.BridgeOptions
 /**
  * What arrives on a port: the message, and whether it came from the App's own window.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Incoming = port.Incoming
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Port = port.Port
@@ -292,13 +292,13 @@ export type Port = port.Port
 /**
  * The port the bridge speaks over: `postMessage` in a page (`BrowserMcpApps`), `memoryPort` in tests.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category services
  */
 export class AppPort extends Context.Service<AppPort, Port>()("@mcp-effect/client/McpApps/AppPort") {}
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type MemoryApp = port.MemoryApp
@@ -306,13 +306,13 @@ export type MemoryApp = port.MemoryApp
 /**
  * An in-memory port and its App end (`post`, `received`), for tests.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const memoryPort: Effect.Effect<{ readonly port: Port; readonly app: MemoryApp }> = port.memory
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type Bridge = bridge.Bridge
@@ -320,7 +320,7 @@ export type Bridge = bridge.Bridge
 /**
  * One of an App's own tools (`Bridge.listAppTools`), named `app:<name>`.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type AppTool = bridge.AppTool
@@ -328,7 +328,7 @@ export type AppTool = bridge.AppTool
 /**
  * The host's end of one App's protocol.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category services
  */
 export class AppBridge extends Context.Service<AppBridge, Bridge>()("@mcp-effect/client/McpApps/AppBridge") {}
@@ -337,7 +337,7 @@ export class AppBridge extends Context.Service<AppBridge, Bridge>()("@mcp-effect
  * The bridge over the port in context, with the `McpClient` in context serving the App's server requests. It
  * lives as long as the scope (tear it down first with `teardown`).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const makeBridge = (
@@ -348,7 +348,7 @@ export const makeBridge = (
   })
 
 /**
- * @since 0.4.0
+ * @since 0.3.0
  * @category layers
  */
 export const layerBridge = (options: BridgeOptions): Layer.Layer<AppBridge, never, McpClient.McpClient | AppPort> =>

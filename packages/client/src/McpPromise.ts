@@ -387,7 +387,7 @@ export const abortReason = (signal: AbortSignal): unknown => bridge.abortReason(
  * Options of `mountApp`: the Promise client, the tool and its `arguments`, the `sandboxUrl` (the package's
  * `apps-sandbox.html` served from another origin) and the hooks (see `McpApps.Hooks`).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type MountAppOptions = apps.MountAppOptions
@@ -395,7 +395,7 @@ export type MountAppOptions = apps.MountAppOptions
 /**
  * A mounted App: `result` (the tool call's), `setHostContext`, and `close()`, which tears it down.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category models
  */
 export type AppHandle = apps.AppHandle
@@ -405,7 +405,7 @@ export type AppHandle = apps.AppHandle
  * double iframe and hands it the input and the result; the App's requests go through the hooks. The client
  * should be connected with `apps: true`. See `BrowserMcpApps.mount` for the Effect form.
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category constructors
  */
 export const mountApp = (container: apps.MountAppContainer, options: MountAppOptions): Promise<AppHandle> =>
