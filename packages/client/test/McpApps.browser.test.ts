@@ -161,6 +161,22 @@ describe("Chromium: server-basic-vanillajs with mountApp", () => {
   }, 90_000)
 })
 
+describe("Chromium: mountApp refused", () => {
+  it("rejects with a tagged error, leaves no frame, and nothing unhandled", async () => {
+    const { page, errors } = await openPage("page-vanilla")
+    try {
+      const outcome = await page.evaluate(
+        (url) => (globalThis as unknown as { mountMissing: (u: string) => Promise<{ ok: boolean; tag?: string; reason?: string; frames: number }> }).mountMissing(url),
+        sandboxUrl
+      )
+      assert.deepStrictEqual(outcome, { ok: false, tag: "McpAppsError", reason: "no-ui", frames: 0 })
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await page.close()
+    }
+  }, 60_000)
+})
+
 describe("Chromium: server-system-monitor with mountApp", () => {
   it("its app-only poll tool is never offered to a model, yet the App's polls reach the server (approved)", async () => {
     const { page, errors } = await openPage("page-vanilla")

@@ -110,6 +110,19 @@ describe("finding and reading an App", () => {
       assert.include(wrongType.message, "media type")
     }))
 
+  it.effect("a content item of another URI is refused; a base64 blob is read as UTF-8 text", () =>
+    Effect.gen(function*() {
+      const tool = tools[0]!
+      const other = appServer(() => ({ contents: [{ uri: "ui://demo/other.html", mimeType: "text/html;profile=mcp-app", text: HTML }] }))
+      const error = yield* Effect.flip(McpApps.read(tool).pipe(Effect.provide(clientLayer(other.layer))))
+      assert.include(error.message, "no content of this URI")
+      const blob = appServer(() => ({
+        contents: [{ uri: URI, mimeType: "text/html; profile=mcp-app", blob: Buffer.from("<p>é</p>").toString("base64") }]
+      }))
+      const app = yield* McpApps.read(tool).pipe(Effect.provide(clientLayer(blob.layer)))
+      assert.strictEqual(app.html, "<p>é</p>")
+    }))
+
   it.effect("the official server-basic-vanillajs over stdio: get-time's App is read", () =>
     Effect.gen(function*() {
       const tool = yield* toolNamed("get-time")

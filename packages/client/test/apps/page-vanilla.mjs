@@ -36,3 +36,16 @@ globalThis.closeApp = async () => {
   await handle.close()
   return document.querySelectorAll("#app iframe").length
 }
+
+/** mountApp of a tool with no App: the rejection, and how many frames it left. */
+globalThis.mountMissing = async (sandboxUrl) => {
+  const client = await connectHttp({ url: new URL("/apps/mcp", location.href).href, apps: true })
+  const container = document.createElement("div")
+  document.body.appendChild(container)
+  const outcome = await mountApp(container, { client, tool: "no-such-tool", sandboxUrl }).then(
+    () => ({ ok: true }),
+    (error) => ({ ok: false, tag: error._tag, reason: error.reason })
+  )
+  await client.close()
+  return { ...outcome, frames: container.querySelectorAll("iframe").length }
+}
