@@ -162,6 +162,7 @@ describe("the sandbox's policy", () => {
     assert.strictEqual(McpApps.sanitizeFilename(".bashrc"), "bashrc")
     assert.strictEqual(McpApps.sanitizeFilename("CON"), "download")
     assert.strictEqual(McpApps.sanitizeFilename("a\u0000b:c.txt"), "a_b_c.txt")
+    assert.strictEqual(McpApps.sanitizeFilename("invoice\u202Etxt.exe"), "invoicetxt.exe")
   })
 
   it("the shipped sandbox page is the string", () => {

@@ -95,8 +95,9 @@ const openLink = (context: RequestContext, params: JsonObject | undefined) =>
   })
 
 /**
- * A file name safe to save under: the last path segment, without control characters, separators, reserved
- * characters, leading dots or trailing dots and spaces, at most 128 characters; `download` when nothing is left.
+ * A file name safe to save under: the last path segment, without control characters, bidirectional overrides
+ * (which make `exe.txt` read as `txt.exe`), separators, reserved characters, leading dots or trailing dots and
+ * spaces, at most 128 characters; `download` when nothing is left or a device name (`CON`, `NUL`, ...) is.
  *
  * @internal
  */
@@ -104,20 +105,28 @@ export const sanitizeFilename = (raw: string): string => {
   const last = raw.split(/[/\\]/).pop() ?? ""
   const cleaned = last
     .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "_")
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
     .replace(/^[.\s]+/, "")
     .replace(/[.\s]+$/, "")
     .slice(0, 128)
   return cleaned.length === 0 || /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i.test(cleaned) ? "download" : cleaned
 }
 
+/** A path's last segment, percent-decoded when it decodes (a decoded separator is split off by the sanitizer). */
+const lastSegment = (path: string): string => {
+  const segment = path.split("/").pop() ?? ""
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 const fileOf = (instance: string, item: JsonObject) => {
   const resource = typeof item["resource"] === "object" && item["resource"] !== null ? (item["resource"] as JsonObject) : item
   const uri = typeof resource["uri"] === "string" ? resource["uri"] : undefined
   const named = typeof item["name"] === "string" ? item["name"] : undefined
-  const fromUri = uri === undefined ? "" : (() => {
-    const path = URL.canParse(uri) ? new URL(uri).pathname : uri
-    return path.split("/").pop() ?? ""
-  })()
+  const fromUri = uri === undefined ? "" : lastSegment(URL.canParse(uri) ? new URL(uri).pathname : uri)
   return {
     instance,
     filename: sanitizeFilename(named ?? fromUri),
