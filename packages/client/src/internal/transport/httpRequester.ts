@@ -1,8 +1,10 @@
 /**
  * What the HTTP transport asks of an HTTP client: start one request and push what comes back to a handler,
  * with no stream, fiber or scope per request. The Node implementation is undici's dispatcher
- * (`undiciRequester.ts`); `fromHttpClient` runs on any `effect/http` `HttpClient` (any runtime: a browser or
- * Worker on `fetch`): each request is a fiber running the client's effect, its body read as a stream.
+ * (`undiciRequester.ts`); `fromFetch` calls the runtime's `fetch` itself (a page, a Worker, Bun, Deno), as the
+ * Promise API's `connectHttp` asks; `fromHttpClient` runs on any `effect/http` `HttpClient` (the caller's
+ * own, middleware and tracing included): each request is a fiber running the client's effect, its body read as
+ * a stream.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -56,6 +58,71 @@ const toRequest = (exchange: Exchange) => {
     : HttpClientRequest.delete(exchange.url)
   const request = HttpClientRequest.setHeaders(base, exchange.headers)
   return exchange.body === undefined ? request : HttpClientRequest.bodyText(request, exchange.body, "application/json")
+}
+
+/** A response's headers as the handler takes them (`Headers` already lower-cases names and joins values). */
+const headersOf = (headers: globalThis.Headers): Record<string, string> => {
+  const flat: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    flat[name] = value
+  })
+  return flat
+}
+
+/**
+ * A `Requester` on `fetch`: the `FetchHttpClient.Fetch` of `context` (else the runtime's), with its
+ * `RequestInit` under each request's own method, headers and body, and `redirect: "manual"` (as
+ * `fromHttpClient`). The body is read from its reader, chunk by chunk, straight to the handler: no fiber, no
+ * stream, no scope per request.
+ *
+ * @internal
+ */
+export const fromFetch = (context: Context.Context<never>): Requester => {
+  const init = Context.getOrUndefined(context, FetchHttpClient.RequestInit)
+  const initHeaders = init?.headers === undefined ? undefined : headersOf(new Headers(init.headers))
+  const fetchOf = () => Context.getOrUndefined(context, FetchHttpClient.Fetch) ?? globalThis.fetch
+  return {
+    start: (exchange, handler) => {
+      const controller = new AbortController()
+      let stopped = false
+      const fail = (cause: unknown) => {
+        if (stopped) return
+        stopped = true
+        handler.onError(cause)
+      }
+      const pump = (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> =>
+        reader.read().then(({ done, value }) => {
+          if (stopped) return
+          if (done) {
+            stopped = true
+            return handler.onEnd()
+          }
+          handler.onData(value)
+          return pump(reader)
+        })
+      const headers = initHeaders === undefined ? exchange.headers : { ...initHeaders, ...exchange.headers }
+      fetchOf()(exchange.url, {
+        ...init,
+        method: exchange.method,
+        headers,
+        body: exchange.body ?? null,
+        redirect: "manual",
+        signal: controller.signal
+      }).then((response) => {
+        if (stopped) return
+        handler.onHead(response.status, headersOf(response.headers))
+        if (response.body === null) {
+          stopped = true
+          return handler.onEnd()
+        }
+        return pump(response.body.getReader())
+      }).catch(fail)
+      return () => {
+        stopped = true
+        controller.abort()
+      }
+    }
+  }
 }
 
 /** The cause an `HttpClientError` stands for (what undici or `fetch` threw, when there is one). */
