@@ -5,7 +5,6 @@ import packageJson from "../../../package.json" with { type: "json" }
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
-import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as EraResolver from "../../EraResolver.js"
 import * as InputFulfiller from "../../InputFulfiller.js"
@@ -16,6 +15,7 @@ import * as McpTransport from "../../McpTransport.js"
 import * as ResultCache from "../../ResultCache.js"
 import { EXTENSION_ID as SKILLS_EXTENSION } from "../skills/entry.js"
 import * as Telemetry from "../telemetry.js"
+import * as Hub from "./hub.js"
 
 /** The package's version (its `package.json`, the one source), told to servers in `clientInfo`. @internal */
 export const CLIENT_VERSION: string = packageJson.version
@@ -40,8 +40,8 @@ export interface ClientContext {
   /** Which server this is, for the cache. */
   readonly namespace: string
   readonly authContext: string
-  readonly notifications: PubSub.PubSub<Notification>
-  readonly diagnostics: PubSub.PubSub<McpDiagnostic>
+  readonly notifications: Hub.Hub<Notification>
+  readonly diagnostics: Hub.Hub<McpDiagnostic>
   /** Fibers of asynchronous hooks (`onProgress`, `onLog`). */
   readonly hookFibers: FiberSet.FiberSet
   readonly report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
@@ -65,7 +65,7 @@ const declareSkills = (fulfiller: InputFulfiller.Service, options: ClientOptions
 export const make = (options: ClientOptions) =>
   Effect.gen(function*() {
     const instanceId = `client-${++instances}`
-    const diagnostics = yield* PubSub.sliding<McpDiagnostic>(256)
+    const diagnostics = Hub.sliding<McpDiagnostic>(256)
     const context: ClientContext = {
       options,
       transport: yield* McpTransport.McpTransport,
@@ -84,12 +84,12 @@ export const make = (options: ClientOptions) =>
       instanceId,
       namespace: options.cacheNamespace ?? instanceId,
       authContext: options.authContext ?? instanceId,
-      notifications: yield* PubSub.sliding<Notification>(options.notificationBuffer ?? 1024),
+      notifications: Hub.sliding<Notification>(options.notificationBuffer ?? 1024),
       diagnostics,
       hookFibers: yield* FiberSet.make(),
       telemetry: options.tracing === true ? Telemetry.make() : undefined,
       report: (diagnostic) =>
-        PubSub.publish(diagnostics, diagnostic).pipe(
+        diagnostics.publish(diagnostic).pipe(
           Effect.andThen(Effect.logDebug("mcp client diagnostic", diagnostic))
         )
     }

@@ -5,7 +5,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
 import { field, type Notification } from "../../McpSchema.js"
 import { runLeaf } from "../hooks.js"
@@ -66,5 +65,5 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
   }
 
   return (notification: Notification): Effect.Effect<void> =>
-    PubSub.publish(context.notifications, notification).pipe(Effect.andThen(route(notification)))
+    context.notifications.publish(notification).pipe(Effect.andThen(route(notification)))
 }
