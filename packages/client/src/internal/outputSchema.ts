@@ -4,7 +4,7 @@
  * default dialect) and never generates code, so it runs where `eval`/`new Function` is refused (Workers, a
  * page whose CSP has no `'unsafe-eval'`). Each tool's schema is prepared once and kept while it stays the
  * same; the validator and RE2 are loaded on the first check, so a client whose tools declare no
- * `outputSchema` never loads them.
+ * `outputSchema` never loads them, and RE2 (most of the weight) is loaded only for a schema with a pattern.
  *
  * A server's schema cannot freeze or crash the client:
  * - no server pattern runs on the runtime's backtracking engine. A `pattern` becomes a format of our own
@@ -71,16 +71,31 @@ const describeFailure = (error: unknown): string =>
 type CfWorker = typeof import("@cfworker/json-schema")
 interface Engines {
   readonly cf: CfWorker
-  readonly re2: typeof RE2JS
+  /** RE2, loaded only for a schema that has a `pattern` or `patternProperties` (it is most of the weight). */
+  readonly re2: typeof RE2JS | undefined
 }
 
-let loaded: Promise<Engines> | undefined
-const loadEngines = Effect.promise(() =>
-  loaded ??= Promise.all([import("@cfworker/json-schema"), import("re2js")]).then(([cf, re2]) => ({
-    cf,
-    re2: re2.RE2JS
-  }))
-)
+let validator: Promise<CfWorker> | undefined
+let re2: Promise<typeof RE2JS> | undefined
+const loadEngines = (patterns: boolean): Effect.Effect<Engines> =>
+  Effect.promise(() =>
+    Promise.all([
+      validator ??= import("@cfworker/json-schema"),
+      patterns ? (re2 ??= import("re2js").then((m) => m.RE2JS)) : undefined
+    ]).then(([cf, engine]) => ({ cf, re2: engine }))
+  )
+
+/** Whether a schema says `pattern` or `patternProperties` anywhere (walked with a stack; its size was bounded). */
+const hasPatterns = (schema: unknown): boolean => {
+  const stack: Array<unknown> = [schema]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (typeof item !== "object" || item === null) continue
+    if (!Array.isArray(item) && ("pattern" in item || "patternProperties" in item)) return true
+    for (const child of Object.values(item)) stack.push(child)
+  }
+  return false
+}
 
 /**
  * Whether a JSON value is larger than `maxBytes` (its JSON text, near enough) or nests deeper than
@@ -148,6 +163,8 @@ interface Prepared {
   /** The formats its `pattern`s became, registered again before each check (another client may clear them). */
   readonly formats: ReadonlyMap<string, (value: string) => boolean>
   readonly patternProperties: boolean
+  /** Whether it has a pattern of any kind (RE2 is loaded for it). */
+  readonly needsRe2: boolean
   readonly run: Run
 }
 
@@ -166,6 +183,7 @@ const prepare = (engines: Engines, schema: unknown): Prepared => {
     const found = patterns.get(pattern)
     if (found !== undefined) return found
     if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`a pattern longer than ${MAX_PATTERN_LENGTH} characters`)
+    if (engines.re2 === undefined) throw new Error("RE2 was not loaded for a schema with a pattern")
     const compiled = engines.re2.compile(engines.re2.translateRegExp(pattern))
     patterns.set(pattern, compiled)
     return compiled
@@ -236,7 +254,7 @@ const prepare = (engines: Engines, schema: unknown): Prepared => {
 
   const { $schema: _, ...body } = isRecord(schema) ? schema : {}
   const root = (typeof schema === "boolean" ? schema : copy(body)) as Schema | boolean
-  return { root, lookup: engines.cf.dereference(root), formats, patternProperties, run }
+  return { root, lookup: engines.cf.dereference(root), formats, patternProperties, needsRe2: patterns.size > 0, run }
 }
 
 /** Nodes of a JSON value, and (when asked) its keys: what the budget and `patternProperties` need. */
@@ -356,7 +374,12 @@ export const makeChecker = (options: { readonly maxSchemaBytes?: number | undefi
       return Effect.succeed(`tool ${tool} declares an outputSchema but its result has no structuredContent`)
     }
     const structured = result.structuredContent
-    return Effect.flatMap(loadEngines, (engines) => {
+    const known = entries.get(tool)
+    // A schema seen before needs no second look for patterns; a new one is measured before it is walked.
+    const patterns = known !== undefined && known.schema === outputSchema
+      ? known.prepared?.needsRe2 === true
+      : measure(outputSchema, maxBytes) === undefined && hasPatterns(outputSchema)
+    return Effect.flatMap(loadEngines(patterns), (engines) => {
       const entry = entryOf(engines, tool, outputSchema)
       if (entry.problem !== undefined) return Effect.fail(entry.problem)
       const prepared = entry.prepared
