@@ -8,11 +8,13 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { constTrue } from "effect/Function"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 
 /** One HTTP request. @internal */
 export interface Exchange {
@@ -146,7 +148,11 @@ const noRedirects = (context: Context.Context<never>): globalThis.RequestInit =>
  * @internal
  */
 export const fromHttpClient = (client: HttpClient.HttpClient, context: Context.Context<never>): Requester => {
-  const run = Effect.runForkWith(Context.add(context, FetchHttpClient.RequestInit, noRedirects(context)))
+  // Without a tracer of the caller's, a request's span would go to Effect's default tracer, which nobody reads:
+  // none is made. With one, each request is the span `HttpClient` makes, as before.
+  const untraced = Context.getOrUndefined(context, Tracer.Tracer) === undefined
+  const base = Context.add(context, FetchHttpClient.RequestInit, noRedirects(context))
+  const run = Effect.runForkWith(untraced ? Context.add(base, HttpClient.TracerDisabledWhen, constTrue) : base)
   return {
     start: (exchange, handler) => {
       let stopped = false
