@@ -45,8 +45,8 @@ export interface ClientContext {
   /** Fibers of asynchronous hooks (`onProgress`, `onLog`). */
   readonly hookFibers: FiberSet.FiberSet
   readonly report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
-  /** Spans and metrics, when the caller asked for them (`tracing: true`); `undefined` otherwise. */
-  readonly telemetry: Telemetry.Telemetry | undefined
+  /** Spans and metrics when the caller asked for them (`tracing: true`); `Telemetry.none` otherwise. */
+  readonly telemetry: Telemetry.Telemetry
 }
 
 let instances = 0
@@ -87,7 +87,7 @@ export const make = (options: ClientOptions) =>
       notifications: Hub.sliding<Notification>(options.notificationBuffer ?? 1024),
       diagnostics,
       hookFibers: yield* FiberSet.make(),
-      telemetry: options.tracing === true ? Telemetry.make() : undefined,
+      telemetry: options.tracing === true ? Telemetry.make() : Telemetry.none,
       report: (diagnostic) =>
         diagnostics.publish(diagnostic).pipe(
           Effect.andThen(Effect.logDebug("mcp client diagnostic", diagnostic))
