@@ -3,10 +3,13 @@
  * `outputSchema`) built for production by webpack 5 and rspack (minified, ESM) from the built `dist` (run
  * `npm run build` first), then run on Node against the official demo server over Streamable HTTP: the bundle
  * must load and answer. (webpack's minifier once inlined a helper called with a `yield*` argument into an arrow
- * function: the bundle did not parse.)
+ * function: the bundle did not parse.) And webpack's build of a `connectHttp` page holds the HTTP transport in
+ * the page's own chunk and no stdio transport at all (`#transports` resolves to static imports for a browser,
+ * which webpack drops when unused; from a lazy `import()` it made a chunk of each, splitting Effect's modules
+ * across chunks, where it does not hoist them).
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { officialHttp, repo } from "./fixtures/project.js"
@@ -34,11 +37,11 @@ interface Compiler {
   readonly close: (callback: () => void) => void
 }
 
-const build = async (bundler: "webpack" | "rspack", outdir: string): Promise<void> => {
+const build = async (bundler: "webpack" | "rspack", outdir: string, entry = "./page.js"): Promise<void> => {
   const config = {
     mode: "production" as const,
     context: dir,
-    entry: { page: "./page.js" },
+    entry: { page: entry },
     target: ["web", "es2022"],
     devtool: false as const,
     performance: { hints: false as const },
@@ -84,6 +87,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   rmSync(dir, { recursive: true, force: true })
+})
+
+describe("a connectHttp page bundled for the browser", () => {
+  it("webpack: no chunk holds the stdio transport; the page's own chunk holds the HTTP one", async () => {
+    writeFileSync(
+      path.join(dir, "promise-page.js"),
+      `import { connectHttp } from "@mcp-effect/client"\nconst client = await connectHttp({ url: "http://127.0.0.1:1/mcp" })\nconsole.log(await client.listTools())\n`
+    )
+    const outdir = path.join(dir, "webpack-promise")
+    await build("webpack", outdir, "./promise-page.js")
+    const files = readdirSync(outdir).filter((file) => file.endsWith(".js"))
+    const texts = new Map(files.map((file) => [file, readFileSync(path.join(outdir, file), "utf8")]))
+    // Messages of each transport, kept as they are by the minifier.
+    assert.deepStrictEqual([...texts].filter(([, text]) => text.includes("closed its stdout")).map(([file]) => file), [])
+    assert.include(texts.get("page.js") ?? "", "not a JSON-RPC response")
+  }, 120_000)
 })
 
 describe("the Effect API page, minified for production", () => {
