@@ -30,7 +30,7 @@ await build({
   target: "node22",
   // Workspace packages resolve to their TypeScript sources.
   conditions: ["source"],
-  // CommonJS dependencies (undici, ajv) call require() for Node built-ins.
+  // CommonJS dependencies (undici) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
   },

@@ -21,6 +21,7 @@
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { loadHttp, loadStdio } from "#transports"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
@@ -233,12 +234,7 @@ export interface StdioOptions {
   readonly maxQueuedBytes?: number | undefined
 }
 
-// The portable transports are loaded when a layer is built: most programs use one of them at most (the
-// stdio one loads `effect/process`, the HTTP one `effect/http` and `effect/encoding`'s SSE parser).
-let stdioModule: Promise<typeof import("./internal/transport/stdio.js")> | undefined
-const loadStdio = () => (stdioModule ??= import("./internal/transport/stdio.js"))
-let httpModule: Promise<typeof import("./internal/transport/http.js")> | undefined
-const loadHttp = () => (httpModule ??= import("./internal/transport/http.js"))
+
 
 /**
  * The environment variables a spawned server inherits by default.

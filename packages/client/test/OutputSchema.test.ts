@@ -48,8 +48,8 @@ describe("outputSchema", () => {
         const bad = yield* Effect.flip(client.callTool("weather", { mode: "bad" }))
         assert.strictEqual(bad._tag, "McpInvalidResponseError")
         assert.match(bad.message, /structuredContent of tool weather does not match its outputSchema/)
-        assert.match(bad.message, /\/temperature must be number/)
-        assert.match(bad.message, /\/sky must be equal to one of the allowed values/)
+        assert.match(bad.message, /\/temperature Instance type "string" is invalid\. Expected "number"/)
+        assert.match(bad.message, /\/sky Instance does not match any of \["clear","cloudy"\]/)
 
         const missing = yield* Effect.flip(client.callTool("weather", { mode: "none" }))
         assert.match(missing.message, /declares an outputSchema but its result has no structuredContent/)
@@ -88,4 +88,69 @@ describe("outputSchema bounds", () => {
       const [diagnostic] = yield* Fiber.join(seen)
       assert.deepInclude(diagnostic, { _tag: "UnusableOutputSchema", tool: "weather", reason: "too-large" })
     }).pipe(Effect.provide(serverOf("modern").layer({ maxOutputSchemaBytes: 100 }))))
+})
+
+/** `^(a+)+$` on a backtracking engine takes seconds per character past 25 on a near miss: RE2 takes microseconds. */
+const redos = "^(a+)+$"
+const near = "a".repeat(40) + "!"
+
+/** 40 levels, each referring twice to the next: 2^40 evaluations unless the check is bounded. */
+const refBomb = () => {
+  const $defs: Record<string, unknown> = { d40: { type: "object" } }
+  for (let i = 0; i < 40; i++) $defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }
+  return { $defs, $ref: "#/$defs/d0" }
+}
+
+const hostileServer = McpTestServer.make({
+  tools: [
+    McpTestServer.tool({
+      name: "patterned",
+      outputSchema: {
+        type: "object",
+        properties: { s: { type: "string", pattern: redos } },
+        patternProperties: { "^x-(a+)+$": { type: "number" } },
+        additionalProperties: false
+      },
+      handler: (args) => Effect.succeed(args["value"] as Record<string, unknown>)
+    }),
+    McpTestServer.tool({
+      name: "bomb",
+      outputSchema: refBomb(),
+      handler: () => Effect.succeed({ any: "thing" })
+    })
+  ]
+})
+
+describe("outputSchema patterns and bombs (no backtracking, bounded work)", () => {
+  it.effect("pattern and patternProperties run on RE2: conforming passes, a near miss is a prompt mismatch", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.listTools()
+      const good = yield* client.callTool("patterned", { value: { s: "aaa", "x-aa": 1 } })
+      assert.deepStrictEqual(good.structuredContent, { s: "aaa", "x-aa": 1 })
+
+      const pattern = yield* Effect.flip(client.callTool("patterned", { value: { s: near } }))
+      assert.strictEqual(pattern._tag, "McpInvalidResponseError")
+      assert.match(pattern.message, /\/s must match pattern/)
+
+      const typed = yield* Effect.flip(client.callTool("patterned", { value: { "x-a": "text" } }))
+      assert.match(typed.message, /\/x-a Instance type "string" is invalid/)
+
+      // A key that misses the pattern is an additional property, refused; the pattern never ran on a backtracking engine.
+      const key = yield* Effect.flip(client.callTool("patterned", { value: { [`x-${near}`]: 1 } }))
+      assert.match(key.message, /does not match its outputSchema/)
+      assert.match(key.message, /additional properties|False boolean schema/)
+    }).pipe(Effect.provide(hostileServer.layer())))
+
+  it.effect("a $ref bomb (2^40 evaluations) is stopped by the budget: answered unchecked, with a diagnostic", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const seen = yield* Effect.forkChild(Stream.runCollect(Stream.take(client.diagnostics, 1)), { startImmediately: true })
+      yield* Effect.yieldNow
+      yield* client.listTools()
+      const answered = yield* client.callTool("bomb", {})
+      assert.deepStrictEqual(answered.structuredContent, { any: "thing" })
+      const [diagnostic] = yield* Fiber.join(seen)
+      assert.deepInclude(diagnostic, { _tag: "UnusableOutputSchema", tool: "bomb", reason: "validate" })
+    }).pipe(Effect.provide(hostileServer.layer())))
 })

@@ -88,11 +88,17 @@ const messageOf = (type: string, body: string): Message => {
   throw new Error("no response in the SSE body")
 }
 
+type Post = (body: object, headers: Record<string, string>) => Promise<{
+  readonly status: number
+  readonly type: string
+  readonly text: string
+  readonly session: string | undefined
+}>
+
+/** The floor over `node:http` with a keep-alive agent. */
 export const floorHttp = async (url: string, era: Era): Promise<FloorClient> => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
-  let session: string | undefined
-  let nextId = 0
-  const post = (body: object, headers: Record<string, string>) =>
+  const post: Post = (body, headers) =>
     new Promise<{ status: number; type: string; text: string; session: string | undefined }>((resolve, reject) => {
       const data = JSON.stringify(body)
       const req = http.request(url, {
@@ -116,6 +122,31 @@ export const floorHttp = async (url: string, era: Era): Promise<FloorClient> => 
       req.on("error", reject)
       req.end(data)
     })
+  return floorOn(post, era, async () => agent.destroy())
+}
+
+/** The floor over `fetch` (what a page, a Worker, Bun or Deno has): the body read whole with `text()`. */
+export const floorFetch = async (url: string, era: Era): Promise<FloorClient> => {
+  const post: Post = async (body, headers) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "accept": "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body)
+    })
+    const text = await response.text()
+    return {
+      status: response.status,
+      type: response.headers.get("content-type") ?? "",
+      text,
+      session: response.headers.get("mcp-session-id") ?? undefined
+    }
+  }
+  return floorOn(post, era, async () => {})
+}
+
+const floorOn = async (post: Post, era: Era, close: () => Promise<void>): Promise<FloorClient> => {
+  let session: string | undefined
+  let nextId = 0
   const headersOf = (method: string, params: Record<string, unknown>): Record<string, string> => {
     if (era === "modern") {
       const name = typeof params["name"] === "string" ? { "mcp-name": params["name"] } : {}
@@ -142,5 +173,5 @@ export const floorHttp = async (url: string, era: Era): Promise<FloorClient> => 
   } else {
     await request("server/discover", {})
   }
-  return { request, close: async () => agent.destroy() }
+  return { request, close }
 }

@@ -2,10 +2,20 @@
  * One benchmark run, in a process of its own (so that its peak RSS is the client's): `node bench-run.js
  * '<json spec>'` connects one client to one server, does the work and prints one JSON line of figures.
  */
-import { type Era, floorHttp, floorStdio } from "./bench-floor.js"
+import { type Era, floorFetch, floorHttp, floorStdio } from "./bench-floor.js"
 import { echoArgs, pool } from "./bench-run-shared.js"
 
-export type ClientKind = "floor" | "official" | "effect" | "ours" | "ours-promise" | "ours-traced"
+export type ClientKind =
+  | "floor"
+  | "official"
+  | "effect"
+  | "ours"
+  | "ours-promise"
+  | "ours-traced"
+  /** HTTP on `fetch`: the hand-written floor, and ours from the portable main entry (Promise and Effect API). */
+  | "floor-fetch"
+  | "ours-fetch"
+  | "ours-fetch-effect"
 
 export interface Target {
   readonly transport: "stdio" | "http"
@@ -56,9 +66,11 @@ export interface Runner {
   readonly close: () => Promise<void>
 }
 
-const floor = async (target: Target): Promise<Runner> => {
+const floor = async (target: Target, onFetch = false): Promise<Runner> => {
   const client = target.transport === "stdio"
     ? await floorStdio(target.command ?? "", target.args ?? [], target.era)
+    : onFetch
+    ? await floorFetch(target.url ?? "", target.era)
     : await floorHttp(target.url ?? "", target.era)
   return {
     era: target.era,
@@ -75,7 +87,10 @@ const runners: Record<ClientKind, (target: Target) => Promise<Runner>> = {
   effect: async (target) => (await import("./bench-run-effect.js")).effect(target),
   ours: async (target) => (await import("./bench-run-ours.js")).ours(target),
   "ours-promise": async (target) => (await import("./bench-run-ours.js")).oursPromise(target),
-  "ours-traced": async (target) => (await import("./bench-run-ours.js")).ours(target, true)
+  "ours-traced": async (target) => (await import("./bench-run-ours.js")).ours(target, true),
+  "floor-fetch": (target) => floor(target, true),
+  "ours-fetch": async (target) => (await import("./bench-run-fetch.js")).oursFetch(target),
+  "ours-fetch-effect": async (target) => (await import("./bench-run-fetch.js")).oursFetchEffect(target)
 }
 
 const timed = async (n: number, width: number, runner: Runner) => {

@@ -25,7 +25,9 @@
  *
  * Environment: BENCH_ROUNDS (5), BENCH_WARMUP (200), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (1600),
  * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it; `import` and
- * `browser` name the import cost and the page weight), BENCH_JSON.
+ * `browser` name the import cost and the page weight, `bundlers` the pages built with Vite, esbuild, webpack and
+ * rspack and the Worker bundle), BENCH_CLIENTS (a comma-separated list: run only these
+ * clients in each cell, e.g. `floor-fetch,official,ours-fetch`), BENCH_JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -33,6 +35,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { pageReport, type PageWeight, sizeRatio } from "./bench-browser.js"
+import { bundlerReport, type BundlerWeights } from "./bench-bundlers.js"
 import { childPids, fixed, median, serverScript, spreadPercent, table } from "./bench-support.js"
 import type { ClientKind, Figures, Spec, Target } from "./bench-run.js"
 
@@ -63,6 +66,9 @@ const only = process.env["BENCH_ONLY"]
 const jsonPath = process.env["BENCH_JSON"] ?? join(here, "bench-results.json")
 const catalogServer = join(here, "bench-catalog-server.js")
 const CLIENTS: ReadonlyArray<ClientKind> = ["floor", "official", "effect", "ours", "ours-promise"]
+/** The HTTP cells also run the `fetch` path: the hand-written `fetch` floor and ours from the main entry. */
+const FETCH_CLIENTS: ReadonlyArray<ClientKind> = ["floor-fetch", "ours-fetch", "ours-fetch-effect"]
+const onlyClients = process.env["BENCH_CLIENTS"]?.split(",").map((name) => name.trim())
 
 interface Cell {
   readonly name: string
@@ -105,12 +111,13 @@ const stdioTarget = (script: string, era: "both" | "legacy") => (): Promise<Targ
 const allCells: ReadonlyArray<Cell> = [
   { name: "stdio modern", work: "calls", target: stdioTarget(serverScript, "both") },
   { name: "stdio legacy", work: "calls", target: stdioTarget(serverScript, "legacy") },
-  { name: "http modern", work: "calls", target: httpServer("both") },
-  { name: "http legacy", work: "calls", target: httpServer("legacy") },
+  { name: "http modern", work: "calls", clients: [...CLIENTS, ...FETCH_CLIENTS], target: httpServer("both") },
+  { name: "http legacy", work: "calls", clients: [...CLIENTS, ...FETCH_CLIENTS], target: httpServer("legacy") },
   { name: "catalogue (stdio)", work: "catalog", target: stdioTarget(catalogServer, "both") },
   { name: "tracing (stdio modern)", work: "calls", clients: ["ours", "ours-traced"], target: stdioTarget(serverScript, "both") }
 ]
-const clientsOf = (cell: string): ReadonlyArray<ClientKind> => allCells.find((c) => c.name === cell)?.clients ?? CLIENTS
+const clientsOf = (cell: string): ReadonlyArray<ClientKind> =>
+  (allCells.find((c) => c.name === cell)?.clients ?? CLIENTS).filter((client) => onlyClients?.includes(client) ?? true)
 const TRACING = "tracing (stdio modern)"
 const cells = allCells.filter((cell) => only === undefined || cell.name.includes(only))
 
@@ -224,6 +231,23 @@ const weighPagesAt = (url: string): Promise<ReadonlyArray<PageWeight>> =>
     )
   })
 const pages: ReadonlyArray<PageWeight> = only === undefined || "browser".includes(only) ? await weighPages() : []
+/** Every page with every bundler, run against a modern HTTP server (`bench-bundlers.js`, a process of its own). */
+const weighBundlers = async (): Promise<BundlerWeights> => {
+  progress("pages with every bundler, and a Worker\n")
+  const server = await httpServer("both")()
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, "bench-bundlers.js"), join(here, "bench-pages"), server.url ?? ""], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => (out += chunk))
+    child.once("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as BundlerWeights) : reject(new Error(`bundlers failed (${code})`))
+    )
+  })
+}
+const bundled = only === undefined || "bundlers".includes(only) ? await weighBundlers() : undefined
 for (const child of running) if (child.exitCode === null) child.kill("SIGTERM")
 
 // --- report -----------------------------------------------------------------------------------------------
@@ -323,6 +347,7 @@ const check = (cell: string, client: Check["client"], what: string, r: number, t
   checks.push({ cell, client, what, ratio: r, target, met: Number.isFinite(r) && met(r) })
 for (const cell of callCells.filter((c) => c !== TRACING)) {
   for (const client of ["ours", "ours-promise"] as const) {
+    if (!clientsOf(cell).includes(client)) continue
     const vs = (metric: Metric) => ratio(med(cell, client, metric), med(cell, "official", metric))
     check(cell, client, "seq calls/s vs official", vs("sequentialPerSec"), ">= 1", (r) => r >= 1)
     check(cell, client, "in-flight calls/s vs official", vs("concurrentPerSec"), ">= 1", (r) => r >= 1)
@@ -334,7 +359,19 @@ for (const cell of callCells.filter((c) => c !== TRACING)) {
       check(cell, client, "in-flight calls/s vs floor", floor, ">= 0.9", (r) => r >= 0.9)
     }
   }
+  // Issue 34: the fetch path (main entry) against the hand-written fetch floor and the official client (on fetch too).
+  for (const client of ["ours-fetch", "ours-fetch-effect"] as const) {
+    if (!clientsOf(cell).includes(client)) continue
+    for (const metric of ["sequentialCpuUs", "concurrentCpuUs"] as const) {
+      const label = metric === "sequentialCpuUs" ? "seq" : "in-flight"
+      const floor = ratio(med(cell, client, metric), med(cell, "floor-fetch", metric))
+      check(cell, client, `${label} CPU/call vs fetch floor`, floor, "<= 1.25", (r) => r <= 1.25)
+      const official = ratio(med(cell, client, metric), med(cell, "official", metric))
+      check(cell, client, `${label} CPU/call vs official`, official, "<= 0.8", (r) => r <= 0.8)
+    }
+  }
   // Ours (Effect API) against Effect's own client: the same programming model, the same runtime.
+  if (!clientsOf(cell).includes("ours") || !clientsOf(cell).includes("effect")) continue
   const vsEffect = (metric: Metric) => ratio(med(cell, "ours", metric), med(cell, "effect", metric))
   check(cell, "ours", "seq calls/s vs effect", vsEffect("sequentialPerSec"), ">= 1", (r) => r >= 1)
   check(cell, "ours", "in-flight calls/s vs effect", vsEffect("concurrentPerSec"), ">= 1", (r) => r >= 1)
@@ -379,6 +416,14 @@ if (pages.length > 0) {
   out.push("browser page weight (esbuild --bundle --minify --platform=browser --format=esm, from dist; gzip -9 per file;")
   out.push("initial = with code splitting, the entry and its static imports; one file = without code splitting;")
   out.push("loaded by 1st call = the split build run on Node against the official example server, the files it loaded when it printed the result):")
+  out.push(table(report.header, report.rows))
+  out.push(...report.notes)
+  out.push("")
+}
+if (bundled !== undefined) {
+  const report = bundlerReport(bundled)
+  out.push("page weight with every bundler (minified browser builds, ESM; run on Node against the official example server;")
+  out.push("the files loaded by the first result, gzip -9 each; vs official = the official client's same page, same bundler):")
   out.push(table(report.header, report.rows))
   out.push(...report.notes)
   out.push("")

@@ -105,7 +105,10 @@ export const make = (options: Options = {}): Effect.Effect<Service> =>
         const flightId = `${id}\u0000${key.authContext}`
         if (getOptions?.refresh !== true) {
           const entry = stored.get(id)
-          if (entry !== undefined && freshFor(entry, key, yield* Clock.currentTimeMillis)) return entry.value as A
+          // The time is read into a variable of its own: terser (webpack's minifier) inlines `freshFor` with a
+          // `yield*` argument into an arrow function, which is a syntax error in the bundle.
+          const now = yield* Clock.currentTimeMillis
+          if (entry !== undefined && freshFor(entry, key, now)) return entry.value as A
         }
         const existing = getOptions?.refresh === true ? undefined : inFlight.get(flightId)
         const flight = existing ?? (yield* start(id, flightId, key, fetch))

@@ -62,12 +62,14 @@ export interface Telemetry {
     effect: Effect.Effect<A, E, R>,
     isToolError?: (a: A) => boolean
   ) => Effect.Effect<A, E, R>
-  /** Once the session is known: protocol version and transport on the current (operation) span. */
-  readonly session: (protocolVersion: string, transport: string) => Effect.Effect<void>
+  /** Once the session is known: `effect`, with protocol version and transport on the current (operation) span. */
+  readonly inSession: <A, E, R>(protocolVersion: string, transport: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** One request on the wire (round `round` of an operation). */
   readonly round: <A, E, R>(method: string, round: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** The JSON-RPC id on the current (round) span. */
-  readonly requestId: (id: RequestId) => Effect.Effect<void>
+  /** A request whose JSON-RPC id goes on the current (round) span once known: `request` is given where to note it. */
+  readonly withRequestId: <A, E, R>(
+    request: (noteId: (id: RequestId) => void) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E, R>
   readonly probe: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly input: <A, E, R>(inputMethod: string, key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly retry: <A, E, R>(method: string, reason: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -105,18 +107,31 @@ export const make = (): Telemetry => ({
       ))
     return Effect.withSpan(measured, spanName(method, params), { kind: "client", attributes: base })
   },
-  session: (protocolVersion, transport) =>
-    Effect.annotateCurrentSpan({
-      "mcp.protocol.version": protocolVersion,
-      "network.transport": NETWORK_TRANSPORT[transport] ?? transport,
-      ...(transport === "http" ? { "network.protocol.name": "http" } : {})
-    }),
+  inSession: (protocolVersion, transport, effect) =>
+    Effect.andThen(
+      Effect.annotateCurrentSpan({
+        "mcp.protocol.version": protocolVersion,
+        "network.transport": NETWORK_TRANSPORT[transport] ?? transport,
+        ...(transport === "http" ? { "network.protocol.name": "http" } : {})
+      }),
+      effect
+    ),
   round: (method, round, effect) =>
     Effect.withSpan(effect.pipe(Effect.onExit(markFailure)), `${method} request`, {
       kind: "client",
       attributes: { "mcp.method.name": method, "mcp.input.round": round }
     }),
-  requestId: (id) => Effect.annotateCurrentSpan("jsonrpc.request.id", String(id)),
+  withRequestId: (request) =>
+    Effect.suspend(() => {
+      let known: RequestId | undefined
+      // The id goes on the request's span once it is known (after the answer, on the same span).
+      return Effect.ensuring(
+        request((id) => {
+          known = id
+        }),
+        Effect.suspend(() => known === undefined ? Effect.void : Effect.annotateCurrentSpan("jsonrpc.request.id", String(known)))
+      )
+    }),
   probe: (effect) => Effect.withSpan(effect.pipe(Effect.onExit(markFailure)), "mcp.era_probe", { kind: "client" }),
   input: (inputMethod, key, effect) =>
     Effect.withSpan(effect.pipe(Effect.onExit(markFailure)), `${inputMethod} input`, {
@@ -128,3 +143,16 @@ export const make = (): Telemetry => ({
       attributes: { "mcp.method.name": method, "mcp.retry.reason": reason }
     })
 })
+
+const noteNothing = (_id: RequestId): void => {}
+
+/** Tracing off: each wrapper hands its effect back as it is (no span, no metric, no annotation). @internal */
+export const none: Telemetry = {
+  operation: (_method, _params, effect) => effect,
+  inSession: (_protocolVersion, _transport, effect) => effect,
+  round: (_method, _round, effect) => effect,
+  withRequestId: (request) => request(noteNothing),
+  probe: (effect) => effect,
+  input: (_inputMethod, _key, effect) => effect,
+  retry: (_method, _reason, effect) => effect
+}

@@ -4,7 +4,6 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as EraResolver from "../../EraResolver.js"
 import type * as InputFulfiller from "../../InputFulfiller.js"
 import type { ClientOptions, Service, SubscriptionFilter } from "../../McpClient.js"
@@ -195,8 +194,8 @@ const service = (
         : Effect.void
     ),
     listen: listen.listen,
-    notifications: Stream.fromPubSub(context.notifications),
-    diagnostics: Stream.fromPubSub(context.diagnostics),
+    notifications: context.notifications.subscribe,
+    diagnostics: context.diagnostics.subscribe,
     close: connections.close
   }
 }

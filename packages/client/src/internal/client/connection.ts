@@ -168,7 +168,7 @@ export const make = (context: ClientContext, handlers: Handlers) =>
 
     const settle = (current: Link) => {
       const resolve = context.resolver.resolve(probeContext(context, handlers, current))
-      return (context.telemetry === undefined ? resolve : context.telemetry.probe(resolve)).pipe(
+      return context.telemetry.probe(resolve).pipe(
         Effect.tap((info) => handlers.afterHandshake(makeSession(current, info))),
         Effect.onExit((exit) =>
           Exit.hasInterrupts(exit)

@@ -5,7 +5,6 @@ import packageJson from "../../../package.json" with { type: "json" }
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
-import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as EraResolver from "../../EraResolver.js"
 import * as InputFulfiller from "../../InputFulfiller.js"
@@ -17,6 +16,7 @@ import * as ResultCache from "../../ResultCache.js"
 import * as AppsCapability from "../apps/capability.js"
 import { EXTENSION_ID as SKILLS_EXTENSION } from "../skills/entry.js"
 import * as Telemetry from "../telemetry.js"
+import * as Hub from "./hub.js"
 
 /** The package's version (its `package.json`, the one source), told to servers in `clientInfo`. @internal */
 export const CLIENT_VERSION: string = packageJson.version
@@ -46,13 +46,13 @@ export interface ClientContext {
    */
   readonly listChanges: { tools: number }
   readonly authContext: string
-  readonly notifications: PubSub.PubSub<Notification>
-  readonly diagnostics: PubSub.PubSub<McpDiagnostic>
+  readonly notifications: Hub.Hub<Notification>
+  readonly diagnostics: Hub.Hub<McpDiagnostic>
   /** Fibers of asynchronous hooks (`onProgress`, `onLog`). */
   readonly hookFibers: FiberSet.FiberSet
   readonly report: (diagnostic: McpDiagnostic) => Effect.Effect<void>
-  /** Spans and metrics, when the caller asked for them (`tracing: true`); `undefined` otherwise. */
-  readonly telemetry: Telemetry.Telemetry | undefined
+  /** Spans and metrics when the caller asked for them (`tracing: true`); `Telemetry.none` otherwise. */
+  readonly telemetry: Telemetry.Telemetry
 }
 
 let instances = 0
@@ -71,7 +71,7 @@ const declareSkills = (fulfiller: InputFulfiller.Service, options: ClientOptions
 export const make = (options: ClientOptions) =>
   Effect.gen(function*() {
     const instanceId = `client-${++instances}`
-    const diagnostics = yield* PubSub.sliding<McpDiagnostic>(256)
+    const diagnostics = Hub.sliding<McpDiagnostic>(256)
     const context: ClientContext = {
       options,
       transport: yield* McpTransport.McpTransport,
@@ -91,12 +91,12 @@ export const make = (options: ClientOptions) =>
       namespace: options.cacheNamespace ?? instanceId,
       listChanges: { tools: 0 },
       authContext: options.authContext ?? instanceId,
-      notifications: yield* PubSub.sliding<Notification>(options.notificationBuffer ?? 1024),
+      notifications: Hub.sliding<Notification>(options.notificationBuffer ?? 1024),
       diagnostics,
       hookFibers: yield* FiberSet.make(),
-      telemetry: options.tracing === true ? Telemetry.make() : undefined,
+      telemetry: options.tracing === true ? Telemetry.make() : Telemetry.none,
       report: (diagnostic) =>
-        PubSub.publish(diagnostics, diagnostic).pipe(
+        diagnostics.publish(diagnostic).pipe(
           Effect.andThen(Effect.logDebug("mcp client diagnostic", diagnostic))
         )
     }

@@ -43,7 +43,7 @@ export const serveInputs = (
           new McpInputRefusedError({ method, inputMethod: refusal.method, key, reason: refusal.message })
         )
       )
-      return telemetry === undefined ? served : telemetry.input(request.method, key, served)
+      return telemetry.input(request.method, key, served)
     },
     // The hooks themselves are bounded by `maxConcurrentHooks` in the fulfiller.
     { concurrency: "unbounded" }

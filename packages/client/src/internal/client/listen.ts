@@ -146,7 +146,7 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
         )
       }
       const granted = legacyGrant(current, filter, uris)
-      yield* Stream.fromPubSub(context.notifications).pipe(
+      yield* context.notifications.subscribe.pipe(
         Stream.filter(legacyWanted(granted)),
         Stream.runForEach((notification) => Queue.offer(queue, notification)),
         // Started at once: subscribed to the notifications before this returns, so none published after is missed.

@@ -5,7 +5,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
 import { field, type Notification } from "../../McpSchema.js"
 import { runLeaf } from "../hooks.js"
@@ -69,6 +68,6 @@ export const make = (context: ClientContext, progress: Progress, listen: Listen)
     Effect.suspend(() => {
       // Counted before anyone hears of it: a call made on hearing it already sees the listing as stale.
       if (notification.method === "notifications/tools/list_changed") context.listChanges.tools++
-      return PubSub.publish(context.notifications, notification).pipe(Effect.andThen(route(notification)))
+      return context.notifications.publish(notification).pipe(Effect.andThen(route(notification)))
     })
 }

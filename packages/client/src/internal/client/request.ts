@@ -6,7 +6,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { CallOptions } from "../../McpClient.js"
 import { type McpClientError, McpInvalidResponseError, McpTimeoutError } from "../../McpError.js"
-import { isRecord, type JsonObject, type RequestId } from "../../McpSchema.js"
+import { isRecord, type JsonObject } from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import type { Session } from "./connection.js"
 import type { ClientContext } from "./context.js"
@@ -100,7 +100,6 @@ const send = (
   headers?: Readonly<Record<string, string>>
 ) =>
   Effect.suspend(() => {
-    const telemetry = context.telemetry
     const sendContext: McpTransport.SendContext = {
       era: current.info.era,
       protocolVersion: current.info.protocolVersion,
@@ -109,31 +108,23 @@ const send = (
     const ticket = progress.begin(callOptions?.progressToken, callOptions?.toolCallId)
     const meta = ticket === undefined ? callOptions?.meta : { ...callOptions?.meta, progressToken: ticket.token }
     const peer = current.link.peer
-    let requestId: RequestId | undefined
-    const request = peer.request(method, envelope(context, current.info, params, meta), {
-      timeout: timeoutOf(context, callOptions),
-      maxTotal: ticket?.ours === true && context.options.resetTimeoutOnProgress === true
-        ? context.maxTotalTimeout
-        : undefined,
-      context: sendContext,
-      onId: telemetry !== undefined
-        ? (id) => {
-          requestId = id
-          if (ticket !== undefined) progress.bind(ticket, id, peer)
+    const traced = context.telemetry.withRequestId((noteId) =>
+      peer.request(method, envelope(context, current.info, params, meta), {
+        timeout: timeoutOf(context, callOptions),
+        maxTotal: ticket?.ours === true && context.options.resetTimeoutOnProgress === true
+          ? context.maxTotalTimeout
+          : undefined,
+        context: sendContext,
+        onId: ticket === undefined ? noteId : (id) => {
+          noteId(id)
+          progress.bind(ticket, id, peer)
         }
-        : ticket === undefined
-        ? undefined
-        : (id) => progress.bind(ticket, id, peer)
-    })
-    // Tracing: the id goes on the request's span once it is known (after the answer, on the same span).
-    const traced = telemetry === undefined ? request : Effect.ensuring(
-      request,
-      Effect.suspend(() => requestId === undefined ? Effect.void : telemetry.requestId(requestId))
+      })
     )
     return ticket === undefined ? traced : Effect.ensuring(traced, Effect.sync(() => progress.end(ticket)))
   })
 
-/** The operation's span and duration when tracing is on; the effect itself otherwise. */
+/** The operation's span and duration when tracing is on (`Telemetry.none` hands the effect back). */
 const traced = <A, E>(
   context: ClientContext,
   method: string,
@@ -141,7 +132,7 @@ const traced = <A, E>(
   effect: Effect.Effect<A, E>,
   isToolError?: (a: A) => boolean
 ): Effect.Effect<A, E> =>
-  context.telemetry === undefined ? effect : context.telemetry.operation(method, params, effect, isToolError)
+  context.telemetry.operation(method, params, effect, isToolError)
 
 /** The budget of the whole call (`overallTimeout`), every request of it included, on the connection's sweeper. */
 const overall = <A>(
@@ -192,23 +183,22 @@ export const make = (
     callOptions?: CallOptions
   ) => {
     const sent = send(context, progress, current, method, params, callOptions)
-    return (telemetry === undefined ? sent : telemetry.round(method, 0, sent)).pipe(
+    return telemetry.round(method, 0, sent).pipe(
       Effect.flatMap((raw) => complete(method, raw))
     )
   }
 
   const requestComplete = (current: Session, method: string, params: JsonObject | undefined, callOptions?: CallOptions) =>
-    telemetry === undefined
-      ? requestInOperation(current, method, params, callOptions)
-      : traced(
-        context,
-        method,
-        params,
-        Effect.andThen(
-          telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind),
-          requestInOperation(current, method, params, callOptions)
-        )
+    traced(
+      context,
+      method,
+      params,
+      telemetry.inSession(
+        current.info.protocolVersion,
+        current.link.peer.connection.kind,
+        requestInOperation(current, method, params, callOptions)
       )
+    )
 
   const cancelTask = (current: Session, callOptions: CallOptions | undefined) => (taskId: string) =>
     requestComplete(current, "tasks/cancel", { taskId }, {
@@ -234,7 +224,7 @@ export const make = (
       callOptions,
       headers
     )
-    return (telemetry === undefined ? sent : telemetry.round(method, state.round, sent)).pipe(
+    return telemetry.round(method, state.round, sent).pipe(
       Effect.flatMap((raw) => {
         const resultType = isRecord(raw) ? raw["resultType"] : undefined
         if (resultType === "task" && current.info.era === "modern" && ModernTasks.serverOffersTasks(current.info.capabilities)) {
@@ -289,9 +279,7 @@ export const make = (
             const all = plan?._tag === "Instead"
               ? Effect.map(plan.result, (result): Round => ({ ...FIRST, result }))
               : rounds(current, method, params, callOptions, plan?.headers)
-            return telemetry === undefined
-              ? all
-              : Effect.andThen(telemetry.session(current.info.protocolVersion, current.link.peer.connection.kind), all)
+            return telemetry.inSession(current.info.protocolVersion, current.link.peer.connection.kind, all)
           }
           const plan = planFor?.(current)
           return plan === undefined ? follow(undefined) : Effect.flatMap(plan, follow)

@@ -350,7 +350,7 @@ export const make = (
     return requests.requestWithInput("tools/call", params, callOptions, plan).pipe(
       Effect.catchIf(
         (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch && !taskTools.has(name),
-        () => telemetry === undefined ? retry : telemetry.retry("tools/call", "header mismatch (-32020)", retry)
+        () => telemetry.retry("tools/call", "header mismatch (-32020)", retry)
       ),
       Effect.flatMap((last) => decoded(name)(last.result))
     )

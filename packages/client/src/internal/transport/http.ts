@@ -18,6 +18,7 @@
  *   opens a fresh one; `DELETE` when the connection is closed. The GET stream opens after
  *   `notifications/initialized` (405: none) and is resumed with `Last-Event-ID` when it drops.
  */
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -38,7 +39,8 @@ import type { Connection, Era, HttpOptions, MessageMeta, Receiver, SendContext, 
 import { encodeHeaderValue } from "../mcpHeaders.js"
 import { cleanErrorResponse } from "../redact.js"
 import type * as requester from "./httpRequester.js"
-import { fromHttpClient } from "./httpRequester.js"
+import { fromFetch, fromHttpClient } from "./httpRequester.js"
+import { PlainFetch } from "./plainFetch.js"
 import { sseData } from "./httpSse.js"
 import * as wire from "./httpWire.js"
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./lineFramer.js"
@@ -807,10 +809,13 @@ export const makeWith = (requester: requester.Requester, options: HttpOptions): 
   connect: connect(requester, options)
 })
 
-/** The transport on the `HttpClient` in context (any runtime). @internal */
+/**
+ * The transport on the `HttpClient` in context (any runtime), or on `fetch` itself when the context says the
+ * client is Effect's plain `FetchHttpClient` (`PlainFetch`). @internal
+ */
 export const make = (options: HttpOptions): Effect.Effect<Service, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const context = yield* Effect.context<never>()
-    return makeWith(fromHttpClient(client, context), options)
+    return makeWith(Context.getOrUndefined(context, PlainFetch) === true ? fromFetch(context) : fromHttpClient(client, context), options)
   })
