@@ -119,6 +119,24 @@ describe("mcp-effect pinning", () => {
       assert.strictEqual(called.stdout, "read /etc/hosts\n")
     }))
 
+  it.live("a tool held back for a reason other than a change (the pins file unreadable): call says so, exit 3, not 'no tool'", () =>
+    Effect.gen(function*() {
+      const dir = yield* folder
+      const description = path.join(dir, "description.txt")
+      const pins = path.join(dir, "pins.json")
+      fs.writeFileSync(description, "Reads a file")
+      fs.writeFileSync(pins, "this is not a pin file")
+      const target = ["--stdio", [process.execPath, server, description].join(" ")]
+      const held = yield* run(["call", "read", "path=/etc/hosts", "--pins", pins, ...target])
+      assert.strictEqual(held.code, 3, held.stderr)
+      assert.match(held.stderr, /^mcp-effect: tool read \(.+\) is quarantined: the pin store could not be read/m)
+      assert.include(held.stderr, "Pinning cannot check it")
+      assert.notInclude(held.stderr, "no tool")
+      assert.strictEqual(held.stdout, "")
+      // Nothing was written over the file it could not read.
+      assert.strictEqual(fs.readFileSync(pins, "utf8"), "this is not a pin file")
+    }))
+
   it.live("the scope of a URL is its origin and path: no credentials or query reach the pins file", () =>
     Effect.gen(function*() {
       const dir = yield* folder

@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { describeClientError } from "../src/internal/llm/content.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpConfig from "../src/McpConfig.js"
 import type { McpDiagnostic } from "../src/McpDiagnostic.js"
@@ -183,9 +184,21 @@ describe("fail closed: what the client cannot check is not called", () => {
       assert.deepStrictEqual(out.listed, ["list_dir"])
       assert.strictEqual(out.refused._tag, "McpToolQuarantinedError")
       assert.include(out.refused.message, "listed 2 times with different definitions")
+      // Held back because pinning cannot check it, not because it changed: approving would not help, and the
+      // model is told the real reason.
+      if (out.refused._tag !== "McpToolQuarantinedError") return
+      assert.strictEqual(out.refused.held, "unchecked")
+      assert.notInclude(out.refused.message, "Approve it")
+      const toModel = describeClientError("read_file", out.refused)
+      assert.include(toModel, "tool pinning cannot check it (it is listed 2 times with different definitions)")
+      assert.notInclude(toModel, "definition changed")
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const invalid = seen.filter((d) => d._tag === "InvalidTool")
       assert.strictEqual(invalid.length, 1)
+      assert.deepStrictEqual(
+        invalid[0]?._tag === "InvalidTool" ? invalid[0].pinning : undefined,
+        { scope: "files", reason: "it is listed 2 times with different definitions" }
+      )
     }))
 
   it.effect("after notifications/tools/list_changed, a call to a rewritten pinned tool re-lists first and is refused unsent", () =>
@@ -307,6 +320,11 @@ describe("damaged records", () => {
       assert.deepStrictEqual(out.listed, ["list_dir"])
       assert.strictEqual(out.refused._tag, "McpToolQuarantinedError")
       assert.include(out.refused.message, "its stored pin is damaged")
+      if (out.refused._tag !== "McpToolQuarantinedError") return
+      assert.strictEqual(out.refused.held, "damaged")
+      const toModel = describeClientError("read_file", out.refused)
+      assert.include(toModel, "its approved definition cannot be read back (its stored pin is damaged")
+      assert.notInclude(toModel, "definition changed")
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const changed = seen.find((d) => d._tag === "ToolChanged")
       assert.deepStrictEqual(

@@ -118,6 +118,7 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(out.refused.changes, [`description changed (13 → ${secret.length} characters)`])
       assert.include(out.refused.message, `description changed (13 → ${secret.length} characters)`)
       assert.notInclude(out.refused.message, "IGNORE PREVIOUS")
+      assert.strictEqual(out.refused.held, "changed")
       // The server never saw the refused call.
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const changed = pinningOf(seen)
