@@ -17,13 +17,13 @@ import * as path from "node:path"
 import { describeClientError } from "../src/internal/llm/content.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpConfig from "../src/McpConfig.js"
-import type { McpDiagnostic } from "../src/McpDiagnostic.js"
 import * as McpPinning from "../src/McpPinning.js"
 import type { JsonObject } from "../src/McpSchema.js"
 import * as McpTestServer from "../src/McpTestServer.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as NodeMcpClient from "../src/NodeMcpClient.js"
 import * as NodeMcpPinning from "../src/NodeMcpPinning.js"
+import { observed } from "./fixtures/diagnostics.js"
 
 const HOSTILE_PINS = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/hostile-pins")
 
@@ -51,21 +51,6 @@ const hostileServer = Effect.gen(function*() {
   return { dir, set, stdio, called, pins: path.join(dir, "pins.json") }
 })
 
-/** `f` with a client, and the diagnostics it reported meanwhile (subscribed before `f` starts). */
-const observed = <A, E>(f: (client: McpClient.Service) => Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const seen: Array<McpDiagnostic> = []
-    const collector = yield* client.diagnostics.pipe(
-      Stream.runForEach((diagnostic) => Effect.sync(() => void seen.push(diagnostic))),
-      Effect.forkChild
-    )
-    yield* Effect.yieldNow
-    const out = yield* f(client)
-    yield* Effect.yieldNow
-    yield* Fiber.interrupt(collector)
-    return { out, seen }
-  })
 
 const names = (tools: ReadonlyArray<{ readonly name: string }>) => tools.map((tool) => tool.name)
 
