@@ -47,7 +47,7 @@ export class Recorder {
   private dropped = 0
   private start: number | undefined
   private startedAt: string | undefined
-  private requests = new Map<string, string>()
+  private readonly requests = new Map<string, string>()
   private server: JsonObject | null = null
   private era: Header["era"] = null
   private protocolVersion: string | null = null
@@ -103,9 +103,13 @@ export class Recorder {
   /** The era and the server's identity, from the handshake's answer. */
   private learn(from: Entry["from"], message: JsonObject): void {
     const id = JSON.stringify(message["id"])
-    if (from === "client" && typeof message["method"] === "string") this.requests.set(id, message["method"])
+    // Only the handshake's requests are waited for (a long session's other ids are not kept), each until answered.
+    if (from === "client" && (message["method"] === "initialize" || message["method"] === "server/discover")) {
+      this.requests.set(id, message["method"])
+    }
     if (from !== "server" || typeof message["method"] === "string") return
     const method = this.requests.get(id)
+    this.requests.delete(id)
     const result = message["result"]
     if (!isRecord(result)) return
     if (method === "initialize") {
