@@ -11,7 +11,10 @@ import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
 import { CLIENT_VERSION } from "../client/context.js"
 import { type Cassette, type Entry, FORMAT, type Header, type HttpInfo, VERSION } from "./model.js"
 import { type NormaliseOptions, normalisedKinds, Normaliser } from "./normalise.js"
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES } from "./read.js"
 import { Redactor, type Secret } from "./redaction.js"
+
+const encoder = new TextEncoder()
 
 /** @internal */
 export interface RecorderOptions extends NormaliseOptions {
@@ -20,7 +23,7 @@ export interface RecorderOptions extends NormaliseOptions {
   readonly path?: string | undefined
   /** Values never written, each with what it is. */
   readonly secrets?: ReadonlyArray<Secret> | undefined
-  /** The most bytes of messages kept (default 64 MiB, what the reader takes). */
+  /** The most bytes (UTF-8) of message lines kept (default 64 MiB, what the reader takes). */
   readonly maxBytes?: number | undefined
 }
 
@@ -78,8 +81,10 @@ export class Recorder {
       ...(httpInfo === undefined ? {} : { http: httpInfo }),
       ...(removed.size === 0 ? {} : { redacted: [...removed] })
     }
-    const size = JSON.stringify(entry).length
-    if (this.bytes + size > (this.options.maxBytes ?? 64 * 1024 * 1024)) {
+    // Counted as the reader counts: UTF-8 bytes of the line and its newline; a line the reader would refuse is
+    // not kept (a cassette is never written that cannot be read back).
+    const size = encoder.encode(JSON.stringify(entry)).length + 1
+    if (size > DEFAULT_MAX_LINE_BYTES || this.bytes + size > (this.options.maxBytes ?? DEFAULT_MAX_BYTES)) {
       this.dropped++
       return
     }
