@@ -130,14 +130,15 @@ export const card = Command.make(
         if (options.check) return yield* new UsageError({ message: "--check goes with a card, not with --catalog" })
         return yield* listCatalog(options.location, options)
       }
-      // Its URLs shown without credentials, and --check connects without them (as `connectionOptions` would).
-      const found = shown(yield* cardOf(options.location))
-      if (!options.check) return yield* options.json ? printJson(found) : print(cardText(found))
+      const found = yield* cardOf(options.location)
+      // Shown without the credentials its URLs may carry; `--check` takes the card as it is (`connectionOptions`
+      // strips them after filling the URL's variables).
+      if (!options.check) return yield* options.json ? printJson(shown(found)) : print(cardText(shown(found)))
       const target = yield* checkTarget(found, options)
       const differences = yield* withClient(target, (client) =>
         Effect.map(McpDiscovery.live(client), (live) => McpDiscovery.compare(found, live))
       )
-      if (options.json) yield* printJson({ card: found, differences })
+      if (options.json) yield* printJson({ card: shown(found), differences })
       else if (differences.length === 0) yield* print("the card agrees with the server")
       else {
         yield* print(table(
