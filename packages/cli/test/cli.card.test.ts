@@ -138,6 +138,17 @@ describe("mcp-effect card", () => {
       for (const line of seen) {
         assert.strictEqual(line, "/mcp?x=1 (no authorization)")
       }
+      // Nor does the terminal: the card's URL is shown without its userinfo and its api_key, in every form.
+      const plain = yield* run(["card", `${cards.origin}/trap.json`])
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      assert.match(plain.stdout, new RegExp(`^remotes:\\s+streamable-http http://127\\.0\\.0\\.1:${port}/mcp\\?x=1$`, "m"))
+      const json = yield* run(["card", `${cards.origin}/trap.json`, "--json"])
+      assert.strictEqual(json.code, 0, json.stderr)
+      for (const out of [plain, json, checked]) {
+        for (const secret of ["card-user", "card-s3cret", "card-k3y"]) {
+          assert.notInclude(out.stdout + out.stderr, secret)
+        }
+      }
     }))
 
   it.live("a hostile catalog (issue 33, item 14): one very long identifier and many entries; what is printed is bounded per field and in total", () =>

@@ -13,7 +13,8 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createServer as createNetServer } from "node:net"
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from "node:http"
+import { type AddressInfo, createServer as createNetServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { bin, everything, launch, official, run } from "./fixtures/run.js"
@@ -196,6 +197,56 @@ describe("mcp-effect record / replay / verify", () => {
       }))
       assert.deepStrictEqual(replayed, live)
     }), 60_000)
+
+  it.live("record --url sends the --header credentials to the upstream only: not to a host a path names, not for a web page", () =>
+    Effect.gen(function*() {
+      // Two plain servers noting what reaches them: the upstream, and another host a path tries to name.
+      const noting = (seen: Array<string>) =>
+        Effect.acquireRelease(
+          Effect.promise(() =>
+            new Promise<HttpServer>((resolve) => {
+              const server = createHttpServer((req, res) => {
+                seen.push(`${req.url ?? ""} ${String(req.headers["x-api-key"] ?? "")}`)
+                res.writeHead(404).end()
+              })
+              server.listen(0, "127.0.0.1", () => resolve(server))
+            })
+          ),
+          (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+        ).pipe(Effect.map((server) => (server.address() as AddressInfo).port))
+      const atUpstream: Array<string> = []
+      const elsewhere: Array<string> = []
+      const upstream = yield* noting(atUpstream)
+      const other = yield* noting(elsewhere)
+      const recorder = yield* startPrintingUrl([
+        "record", path.join(tmp(), "proxy.ndjson"), "--url", `http://127.0.0.1:${upstream}/mcp`, "--header", `X-Api-Key: ${HEADER_SECRET}`
+      ])
+      const port = new URL(recorder.url).port
+      // A raw request target (fetch would normalise it): `/.//host/x` resolves to another host as a URL.
+      const send = (target: string, headers: Record<string, string> = {}) =>
+        Effect.promise(() =>
+          new Promise<number>((resolve) => {
+            const req = httpRequest({ host: "127.0.0.1", port, path: target, headers }, (res) => {
+              res.resume()
+              resolve(res.statusCode ?? 0)
+            })
+            req.on("error", () => resolve(0))
+            req.end()
+          })
+        )
+      assert.strictEqual(yield* send(`/.//127.0.0.1:${other}/steal`), 404)
+      assert.deepStrictEqual(elsewhere, [])
+      assert.deepStrictEqual(atUpstream, [`//127.0.0.1:${other}/steal ${HEADER_SECRET}`])
+      // A page's request (another Origin), and one through DNS rebinding (another Host): refused, nothing sent.
+      assert.strictEqual(yield* send("/mcp", { origin: "https://evil.example" }), 403)
+      assert.strictEqual(yield* send("/mcp", { host: `evil.example:${port}` }), 403)
+      assert.strictEqual(yield* send("/mcp", { origin: "null" }), 403)
+      assert.strictEqual(atUpstream.length, 1)
+      // A loopback page (a local inspector) is a host like any other.
+      assert.strictEqual(yield* send("/mcp", { origin: "http://localhost:6274" }), 404)
+      assert.strictEqual(atUpstream.length, 2)
+      assert.strictEqual(yield* interrupt(recorder.child), 130)
+    }))
 
   it.live("HTTP (modern era): two sessions of our client recorded through record --url; replay --http answers them in turn at the recorded pacing; verify --url finds them the same", () =>
     Effect.gen(function*() {

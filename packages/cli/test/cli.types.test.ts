@@ -7,10 +7,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { strictFolder, tsc } from "@mcp-effect/test-servers/strict-project"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as os from "node:os"
 import * as path from "node:path"
 import { everything, official, run } from "./fixtures/run.js"
 
@@ -40,35 +40,9 @@ const runTs = (dir: string, file: string) => {
   assert.strictEqual(ran.status, 0, ran.stderr)
   return JSON.parse(ran.stdout.trim()) as unknown
 }
-const repo = path.resolve(import.meta.dirname, "../../..")
-const tsc = path.join(repo, "node_modules/typescript/bin/tsc")
-
 /** A folder that resolves the workspace's packages (a `node_modules` link) and type-checks strictly. */
 const folder = Effect.acquireRelease(
-  Effect.sync(() => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-cli-types-"))
-    fs.symlinkSync(path.join(repo, "node_modules"), path.join(dir, "node_modules"))
-    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }))
-    fs.writeFileSync(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          target: "ES2022",
-          lib: ["ES2022", "DOM"],
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          allowImportingTsExtensions: true,
-          skipLibCheck: true,
-          types: ["node"]
-        },
-        include: ["*.ts"]
-      })
-    )
-    return dir
-  }),
+  Effect.sync(() => strictFolder("mcp-cli-types-")),
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 

@@ -145,7 +145,10 @@ export interface RecordOptions {
   readonly secrets?: ReadonlyArray<string | Secret> | undefined
   /** Replace ISO 8601 timestamps in every string with `[timestamp]` (default false). */
   readonly timestamps?: boolean | undefined
-  /** The most bytes of messages kept (default 64 MiB); past it messages are counted in the header's `dropped`. */
+  /**
+   * The most bytes of message lines kept (UTF-8, as the reader counts; default 64 MiB); past it, and for a line
+   * longer than the reader takes (16 MiB), messages are counted in the header's `dropped`.
+   */
   readonly maxBytes?: number | undefined
 }
 

@@ -22,10 +22,15 @@ export type McpDiagnostic = Data.TaggedEnum<{
   /** A request from the server that the client refused or could not serve. */
   RefusedRequest: { readonly method: string; readonly reason: string }
   /**
-   * A tool left out of `listTools`: it does not decode (e.g. an `inputSchema` that is not an object), or over
-   * HTTP its `x-mcp-header` annotations are invalid.
+   * A tool left out of `listTools`: it does not decode (e.g. an `inputSchema` that is not an object), over HTTP
+   * its `x-mcp-header` annotations are invalid, or tool pinning cannot check it (`pinning`: the pins' scope and
+   * the reason alone; a call of it fails with `McpToolQuarantinedError`).
    */
-  InvalidTool: { readonly name: string; readonly reason: string }
+  InvalidTool: {
+    readonly name: string
+    readonly reason: string
+    readonly pinning?: { readonly scope: string; readonly reason: string } | undefined
+  }
   /** A hook (onLog, onProgress, ...) failed; the failure was contained. */
   HookFailed: { readonly hook: string; readonly reason: string }
   /**

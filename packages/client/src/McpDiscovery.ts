@@ -240,6 +240,17 @@ export const connectionOptions: (card: ServerCard, input?: ConnectionOptionsInpu
   advice.connectionOptions
 
 /**
+ * A URL from a card or a catalog as it may be shown (a terminal, a log): as written when it carries no
+ * credential, else without its userinfo, its fragment and query parameters named like credentials, as
+ * `connectionOptions` strips them. A card is a public document, but a credential in it is still not to be
+ * repeated.
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const withoutCredentials: (url: string) => string = advice.withoutCredentials
+
+/**
  * What a connected server said about itself.
  *
  * @since 0.1.0

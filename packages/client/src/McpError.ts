@@ -323,7 +323,9 @@ export class McpToolResultError extends Schema.TaggedError<McpToolResultError>()
 
 /**
  * A tool the client will not call: its definition changed since it was pinned and nobody approved the change
- * (`onChanged`, or `McpPinning.approve`), or pinning cannot check it (see `McpPinning`: it fails closed). A member of `McpClientError`; `McpPinning` has the stores that approve it.
+ * (`onChanged`, or `McpPinning.approve`), its stored pin is damaged, or pinning cannot check it (see
+ * `McpPinning`: it fails closed); `held` says which. A member of `McpClientError`; `McpPinning` has the stores
+ * that approve it.
  *
  * @since 0.3.0
  * @category errors
@@ -331,17 +333,26 @@ export class McpToolResultError extends Schema.TaggedError<McpToolResultError>()
 export class McpToolQuarantinedError extends Schema.TaggedError<McpToolQuarantinedError>()("McpToolQuarantinedError", {
   tool: Schema.String,
   scope: Schema.String,
-  /** What changed, in short bounded lines. */
-  changes: Schema.Array(Schema.String)
+  /** What changed, or why pinning cannot check it, in short bounded lines. */
+  changes: Schema.Array(Schema.String),
+  /**
+   * Why it is held back: `"changed"` (its definition differs from its pin; approving pins the new one),
+   * `"damaged"` (its stored pin does not decode; approving pins the definition offered now), `"unchecked"`
+   * (pinning cannot check it: the store unreadable, no scope, the name listed twice with different definitions,
+   * a definition it cannot fingerprint; approving does not help). Absent, it is taken as `"changed"`.
+   */
+  held: Schema.optional(Schema.Literals(["changed", "damaged", "unchecked"]))
 }) {
   readonly [TypeId]: TypeId = TypeId
 
   override get message(): string {
-    // Changed since pinned, or not checkable (store unreadable, record damaged, listed twice, nested too deep):
-    // `changes` says which. The CLI's form names the pins file and scope: without them it approves nothing.
-    return `tool ${this.tool} (${this.scope}) is quarantined: ${
-      this.changes.join("; ")
-    }. Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve NAME --pins FILE --scope SCOPE)`
+    const why = this.changes.join("; ")
+    if (this.held === "unchecked") {
+      return `tool ${this.tool} (${this.scope}) is quarantined: ${why}. Pinning cannot check it, and approving does not change that`
+    }
+    // The CLI's form names the pins file and scope: without them it approves nothing.
+    return `tool ${this.tool} (${this.scope}) is quarantined: ${why}. ` +
+      "Approve it with onChanged or McpPinning.approve (CLI: mcp-effect pins approve NAME --pins FILE --scope SCOPE)"
   }
 }
 

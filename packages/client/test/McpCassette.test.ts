@@ -251,6 +251,25 @@ describe("McpCassette", () => {
       assert.isAtMost(small.entries.reduce((n, e) => n + JSON.stringify(e).length, 0), 1500)
     }))
 
+  it("a server's answer nested 200,000 deep is recorded with timestamps normalised: cut at the recorder's depth, no stack overflow", () => {
+    const recorder = McpCassette.makeRecorder({ transport: "memory", timestamps: true })
+    const deep: unknown = JSON.parse(`${"[".repeat(200_000)}"2026-12-07T18:30:00Z"${"]".repeat(200_000)}`)
+    recorder.record("client", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "deep", arguments: {} } }, 0)
+    recorder.record("server", { jsonrpc: "2.0", id: 1, result: { content: [], structuredContent: { deep } } }, 1)
+    const text = McpCassette.encode(recorder.cassette())
+    assert.include(text, "[redacted]")
+    assert.notInclude(text, "2026-12-07T18:30:00Z")
+  })
+
+  it("the size bound counts UTF-8 bytes, as the reader does: 600 euro signs (1,800 bytes) do not fit in 1,000", () => {
+    const recorder = McpCassette.makeRecorder({ transport: "memory", maxBytes: 1000 })
+    recorder.record("client", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "€".repeat(600) } } }, 0)
+    recorder.record("client", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, 1)
+    const cassette = recorder.cassette()
+    assert.strictEqual(cassette.header.dropped, 1)
+    assert.deepStrictEqual(cassette.entries.map((e) => e.message["method"]), ["notifications/cancelled"])
+  })
+
   describe("reading is bounded", () => {
     const header = McpCassette.encode(McpCassette.makeRecorder({ transport: "stdio" }).cassette()).trim()
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))

@@ -13,17 +13,15 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { strictFolder, tsc } from "@mcp-effect/test-servers/strict-project"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 
 const require = createRequire(import.meta.url)
-const repo = path.resolve(import.meta.dirname, "../../..")
 const server = require.resolve("@mcp-effect/test-servers/hostile-codegen")
-const tsc = path.join(repo, "node_modules/typescript/bin/tsc")
 
 /** What a reader of the source would not see as it acts: bidi controls, C0 but newline and tab, DEL, C1. */
 const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
@@ -65,27 +63,7 @@ console.log(JSON.stringify(await Effect.runPromise(program)))
 `
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-codegen-hostile-"))
-  fs.symlinkSync(path.join(repo, "node_modules"), path.join(dir, "node_modules"))
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }))
-  fs.writeFileSync(
-    path.join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        target: "ES2022",
-        lib: ["ES2022", "DOM"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        allowImportingTsExtensions: true,
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      include: ["*.ts"]
-    })
-  )
+  dir = strictFolder("mcp-codegen-hostile-")
   const client = await connectStdio({ command: process.execPath, args: [server] })
   try {
     tools = await client.listTools()

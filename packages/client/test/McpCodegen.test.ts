@@ -8,43 +8,21 @@
 import * as McpCodegen from "@mcp-effect/client/McpCodegen"
 import { connectStdio, type McpSchema } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
+import { strictFolder, tsc } from "@mcp-effect/test-servers/strict-project"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 const require = createRequire(import.meta.url)
-const repo = path.resolve(import.meta.dirname, "../../..")
 const official = require.resolve("@mcp-effect/test-servers/official")
 const effectServer = require.resolve("@mcp-effect/test-servers/effect")
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
-const tsc = path.join(repo, "node_modules/typescript/bin/tsc")
 
 let dir = ""
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-codegen-"))
-  fs.symlinkSync(path.join(repo, "node_modules"), path.join(dir, "node_modules"))
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }))
-  fs.writeFileSync(
-    path.join(dir, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        target: "ES2022",
-        lib: ["ES2022", "DOM"],
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        allowImportingTsExtensions: true,
-        skipLibCheck: true,
-        types: ["node"]
-      },
-      include: ["*.ts"]
-    })
-  )
+  dir = strictFolder("mcp-codegen-")
 })
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 

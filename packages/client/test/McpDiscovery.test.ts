@@ -182,6 +182,20 @@ describe("McpDiscovery.card", () => {
       )
     }).pipe(Effect.provide(onFetch)))
 
+  it("withoutCredentials: a URL to show keeps what it names and loses what would carry a credential", () => {
+    // As written when there is nothing to take out (no normalisation of what the card wrote).
+    assert.strictEqual(McpDiscovery.withoutCredentials("https://x.example.com/{region}/mcp"), "https://x.example.com/{region}/mcp")
+    assert.strictEqual(
+      McpDiscovery.withoutCredentials("http://user:s3cret@example.com/mcp?tenant=acme&api_key=k3y#access_token=t0ken"),
+      "http://example.com/mcp?tenant=acme"
+    )
+    // A {variable} in the host does not parse as a URL: its userinfo goes all the same.
+    assert.strictEqual(
+      McpDiscovery.withoutCredentials("https://user:s3cret@{tenant}.example.com/mcp"),
+      "https://{tenant}.example.com/mcp"
+    )
+  })
+
   it.effect("the README's card decodes, and connectionOptions of it is what the README says", () =>
     Effect.gen(function*() {
       const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")

@@ -14,15 +14,16 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { describeClientError } from "../src/internal/llm/content.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpConfig from "../src/McpConfig.js"
-import type { McpDiagnostic } from "../src/McpDiagnostic.js"
 import * as McpPinning from "../src/McpPinning.js"
 import type { JsonObject } from "../src/McpSchema.js"
 import * as McpTestServer from "../src/McpTestServer.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as NodeMcpClient from "../src/NodeMcpClient.js"
 import * as NodeMcpPinning from "../src/NodeMcpPinning.js"
+import { observed } from "./fixtures/diagnostics.js"
 
 const HOSTILE_PINS = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/hostile-pins")
 
@@ -50,21 +51,6 @@ const hostileServer = Effect.gen(function*() {
   return { dir, set, stdio, called, pins: path.join(dir, "pins.json") }
 })
 
-/** `f` with a client, and the diagnostics it reported meanwhile (subscribed before `f` starts). */
-const observed = <A, E>(f: (client: McpClient.Service) => Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const seen: Array<McpDiagnostic> = []
-    const collector = yield* client.diagnostics.pipe(
-      Stream.runForEach((diagnostic) => Effect.sync(() => void seen.push(diagnostic))),
-      Effect.forkChild
-    )
-    yield* Effect.yieldNow
-    const out = yield* f(client)
-    yield* Effect.yieldNow
-    yield* Fiber.interrupt(collector)
-    return { out, seen }
-  })
 
 const names = (tools: ReadonlyArray<{ readonly name: string }>) => tools.map((tool) => tool.name)
 
@@ -183,9 +169,21 @@ describe("fail closed: what the client cannot check is not called", () => {
       assert.deepStrictEqual(out.listed, ["list_dir"])
       assert.strictEqual(out.refused._tag, "McpToolQuarantinedError")
       assert.include(out.refused.message, "listed 2 times with different definitions")
+      // Held back because pinning cannot check it, not because it changed: approving would not help, and the
+      // model is told the real reason.
+      if (out.refused._tag !== "McpToolQuarantinedError") return
+      assert.strictEqual(out.refused.held, "unchecked")
+      assert.notInclude(out.refused.message, "Approve it")
+      const toModel = describeClientError("read_file", out.refused)
+      assert.include(toModel, "tool pinning cannot check it (it is listed 2 times with different definitions)")
+      assert.notInclude(toModel, "definition changed")
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const invalid = seen.filter((d) => d._tag === "InvalidTool")
       assert.strictEqual(invalid.length, 1)
+      assert.deepStrictEqual(
+        invalid[0]?._tag === "InvalidTool" ? invalid[0].pinning : undefined,
+        { scope: "files", reason: "it is listed 2 times with different definitions" }
+      )
     }))
 
   it.effect("after notifications/tools/list_changed, a call to a rewritten pinned tool re-lists first and is refused unsent", () =>
@@ -307,6 +305,11 @@ describe("damaged records", () => {
       assert.deepStrictEqual(out.listed, ["list_dir"])
       assert.strictEqual(out.refused._tag, "McpToolQuarantinedError")
       assert.include(out.refused.message, "its stored pin is damaged")
+      if (out.refused._tag !== "McpToolQuarantinedError") return
+      assert.strictEqual(out.refused.held, "damaged")
+      const toModel = describeClientError("read_file", out.refused)
+      assert.include(toModel, "its approved definition cannot be read back (its stored pin is damaged")
+      assert.notInclude(toModel, "definition changed")
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const changed = seen.find((d) => d._tag === "ToolChanged")
       assert.deepStrictEqual(

@@ -6,10 +6,8 @@
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
-import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
@@ -19,11 +17,11 @@ import * as Redis from "effect/persistence/Redis"
 import * as pinStore from "../src/internal/fleet/pinStore.js"
 import { digest } from "../src/internal/fleet/seal.js"
 import * as McpClient from "../src/McpClient.js"
-import type { McpDiagnostic } from "../src/McpDiagnostic.js"
 import * as McpPinning from "../src/McpPinning.js"
 import * as McpTestServer from "../src/McpTestServer.js"
 import * as NodeMcpClient from "../src/NodeMcpClient.js"
 import * as NodeMcpPinning from "../src/NodeMcpPinning.js"
+import { observed } from "./fixtures/diagnostics.js"
 import { type RedisServer, redisServerPath, startRedis } from "./fixtures/redisServer.js"
 
 const official = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/official")
@@ -33,19 +31,10 @@ const tempFile = () =>
 
 /** The client's listing and its pinning diagnostics (subscribed before the listing). */
 const listing = (options: McpClient.ListOptions = {}) =>
-  Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const seen: Array<McpDiagnostic> = []
-    const collector = yield* client.diagnostics.pipe(
-      Stream.runForEach((diagnostic) => Effect.sync(() => void seen.push(diagnostic))),
-      Effect.forkChild
-    )
-    yield* Effect.yieldNow
-    const tools = yield* client.listTools(options)
-    yield* Effect.yieldNow
-    yield* Fiber.interrupt(collector)
-    return { names: tools.map((tool) => tool.name), tags: seen.map((d) => d._tag).filter((tag) => tag !== "InvalidTool") }
-  })
+  Effect.map(observed((client) => client.listTools(options)), ({ out, seen }) => ({
+    names: out.map((tool) => tool.name),
+    tags: seen.map((d) => d._tag).filter((tag) => tag !== "InvalidTool")
+  }))
 
 /** A scripted server whose `search` tool's description can be rewritten. */
 const scripted = () => {

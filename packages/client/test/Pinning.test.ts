@@ -6,9 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as LlmBridge from "../src/LlmBridge.js"
 import * as McpClient from "../src/McpClient.js"
 import type { McpDiagnostic } from "../src/McpDiagnostic.js"
@@ -16,6 +14,7 @@ import { isMcpClientError } from "../src/McpError.js"
 import * as McpPinning from "../src/McpPinning.js"
 import type { JsonObject, ToolAnnotations } from "../src/McpSchema.js"
 import * as McpTestServer from "../src/McpTestServer.js"
+import { observed } from "./fixtures/diagnostics.js"
 
 /** A server whose `read_file` tool can be rewritten, and which can gain or lose a `write_file` tool. */
 const rewritable = (era: "modern" | "legacy" = "modern") => {
@@ -51,20 +50,7 @@ const withClient = <A, E>(
   options: McpClient.ClientOptions,
   f: (client: McpClient.Service) => Effect.Effect<A, E>
 ) =>
-  Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const seen: Array<McpDiagnostic> = []
-    const collector = yield* client.diagnostics.pipe(
-      Stream.runForEach((diagnostic) => Effect.sync(() => void seen.push(diagnostic))),
-      Effect.forkChild
-    )
-    yield* Effect.yieldNow
-    const out = yield* f(client)
-    // Let the last diagnostics reach the collector.
-    yield* Effect.yieldNow
-    yield* Fiber.interrupt(collector)
-    return { out, seen }
-  }).pipe(Effect.provide(server.layer(options)))
+  observed(f).pipe(Effect.provide(server.layer(options)))
 
 const pinningTags = new Set(["ToolAdded", "ToolRemoved", "ToolChanged", "PinStoreUnavailable", "HookFailed"])
 const pinningOf = (seen: ReadonlyArray<McpDiagnostic>) => seen.filter((d) => pinningTags.has(d._tag))
@@ -118,6 +104,7 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(out.refused.changes, [`description changed (13 → ${secret.length} characters)`])
       assert.include(out.refused.message, `description changed (13 → ${secret.length} characters)`)
       assert.notInclude(out.refused.message, "IGNORE PREVIOUS")
+      assert.strictEqual(out.refused.held, "changed")
       // The server never saw the refused call.
       assert.deepStrictEqual((yield* server.requests("tools/call")).length, 0)
       const changed = pinningOf(seen)

@@ -19,7 +19,7 @@
  *
  * The deep documents are written as text: `JSON.stringify` (the server's and the client's) would overflow.
  */
-import { error, type Id, isId, isObject, type JsonObject, log, result } from "./hostile-core.js"
+import { error, type Id, isId, isObject, type JsonObject, result, serveStdin } from "./hostile-core.js"
 
 /** Everything that reorders or hides what a reader sees: bidi overrides, isolates, marks, C0, C1 and ESC. */
 export const TROJAN = [
@@ -177,20 +177,4 @@ const handle = (message: JsonObject) => {
   }
 }
 
-let buffer = ""
-process.stdin.setEncoding("utf8")
-process.stdin.on("data", (chunk: string) => {
-  buffer += chunk
-  for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-    const line = buffer.slice(0, newline)
-    buffer = buffer.slice(newline + 1)
-    try {
-      const message: unknown = JSON.parse(line)
-      if (isObject(message)) handle(message)
-    } catch {
-      log(`not JSON: ${line.slice(0, 80)}`)
-    }
-  }
-})
-process.stdin.on("end", () => process.exit(0))
-process.stdout.on("error", () => process.exit(0))
+serveStdin(handle)

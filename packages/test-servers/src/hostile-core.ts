@@ -115,3 +115,24 @@ export const spawnIdleChild = (tag: string, depth: number, detached = false): nu
 export const log = (message: string) => {
   process.stderr.write(`[hostile ${process.pid}] ${message}\n`)
 }
+
+/** Read JSON-RPC lines from stdin, each object to `handle` (a line that is not JSON is logged); exit at its end. */
+export const serveStdin = (handle: (message: JsonObject) => void) => {
+  let buffer = ""
+  process.stdin.setEncoding("utf8")
+  process.stdin.on("data", (chunk: string) => {
+    buffer += chunk
+    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, newline)
+      buffer = buffer.slice(newline + 1)
+      try {
+        const message: unknown = JSON.parse(line)
+        if (isObject(message)) handle(message)
+      } catch {
+        log(`not JSON: ${line.slice(0, 80)}`)
+      }
+    }
+  })
+  process.stdin.on("end", () => process.exit(0))
+  process.stdout.on("error", () => process.exit(0))
+}

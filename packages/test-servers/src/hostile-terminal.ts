@@ -9,7 +9,7 @@
  * Tools: `show` (a log message, a progress report, then a result of text and structuredContent), `ask` (an
  * elicitation, then what the client answered), `fail` (a JSON-RPC error), and one whose name is `EVIL`.
  */
-import { error, type Id, isId, isObject, type JsonObject, log, result } from "./hostile-core.js"
+import { error, type Id, isId, isObject, type JsonObject, result, serveStdin } from "./hostile-core.js"
 
 /** One of everything a terminal acts on. */
 export const EVIL = [
@@ -112,20 +112,4 @@ const handle = (message: JsonObject) => {
   }
 }
 
-let buffer = ""
-process.stdin.setEncoding("utf8")
-process.stdin.on("data", (chunk: string) => {
-  buffer += chunk
-  for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-    const line = buffer.slice(0, newline)
-    buffer = buffer.slice(newline + 1)
-    try {
-      const message: unknown = JSON.parse(line)
-      if (isObject(message)) handle(message)
-    } catch {
-      log(`not JSON: ${line.slice(0, 80)}`)
-    }
-  }
-})
-process.stdin.on("end", () => process.exit(0))
-process.stdout.on("error", () => process.exit(0))
+serveStdin(handle)

@@ -47,11 +47,12 @@ const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse):
   }
   const abort = new AbortController()
   res.once("close", () => abort.abort())
-  // The MCP endpoint to the upstream's; any other path (metadata a host looks up) to the same path there.
+  // The MCP endpoint to the upstream's; any other path (metadata a host looks up) to the same path there, on
+  // the upstream's origin whatever the path says (`/.//elsewhere/x` resolves to another host: set as a path,
+  // it stays one), since the host's credentials and --header go with it.
   const incoming = new URL(req.url ?? "/", "http://x")
-  const url = incoming.pathname === proxy.upstream.pathname
-    ? new URL(proxy.upstream)
-    : new URL(incoming.pathname, proxy.upstream.origin)
+  const url = new URL(proxy.upstream)
+  if (incoming.pathname !== proxy.upstream.pathname) url.pathname = incoming.pathname
   url.search = incoming.search
   const answer = await fetch(url, {
     method,

@@ -6,6 +6,8 @@
  * http on loopback), with nothing else taken from the card (no header, no credential: `connectionOptions` strips a
  * URL's userinfo, fragment and credential-named query parameters). What a card or a catalog says is printed bounded
  * (each field, each table cell, the whole table: see `print.ts`); `--json` prints it whole (at most the 1 MiB read).
+ * The URLs of a card or a catalog are shown without their userinfo, fragment and credential-named query
+ * parameters, in every form (`McpDiscovery.withoutCredentials`).
  */
 import { McpDiscovery } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
@@ -31,6 +33,15 @@ const remoteLine = (remote: McpDiscovery.Remote) => {
   const versions = remote.supportedProtocolVersions ?? []
   return `${remote.type} ${remote.url}${versions.length === 0 ? "" : ` (protocol ${versions.join(", ")})`}`
 }
+
+/** A card as it may be shown: its URLs without what would carry a credential (`McpDiscovery.withoutCredentials`). */
+const shown = (card: McpDiscovery.ServerCard): McpDiscovery.ServerCard => ({
+  ...card,
+  ...(card.websiteUrl === undefined ? {} : { websiteUrl: McpDiscovery.withoutCredentials(card.websiteUrl) }),
+  ...(card.remotes === undefined
+    ? {}
+    : { remotes: card.remotes.map((remote) => ({ ...remote, url: McpDiscovery.withoutCredentials(remote.url) })) })
+})
 
 const PAD = "               "
 
@@ -58,8 +69,16 @@ const cardText = (card: McpDiscovery.ServerCard): string => {
 /** `--catalog`: the servers of the origin's catalog. */
 const listCatalog = (origin: string, options: { readonly json: boolean; readonly wide: boolean }) =>
   Effect.gen(function*() {
-    const found = yield* McpDiscovery.catalog(origin)
-    if (options.json) return yield* printJson({ url: found.url, servers: found.servers.map(({ entry: _entry, ...server }) => server) })
+    const listed = yield* McpDiscovery.catalog(origin)
+    const found = {
+      url: McpDiscovery.withoutCredentials(listed.url),
+      servers: listed.servers.map(({ entry: _entry, ...server }) => ({
+        ...server,
+        url: server.url === undefined ? undefined : McpDiscovery.withoutCredentials(server.url),
+        card: server.card === undefined ? undefined : shown(server.card)
+      }))
+    }
+    if (options.json) return yield* printJson(found)
     yield* print(`catalog: ${found.url}`)
     if (found.servers.length === 0) return yield* print("no MCP servers listed")
     yield* print(table(
@@ -112,12 +131,14 @@ export const card = Command.make(
         return yield* listCatalog(options.location, options)
       }
       const found = yield* cardOf(options.location)
-      if (!options.check) return yield* options.json ? printJson(found) : print(cardText(found))
+      // Shown without the credentials its URLs may carry; `--check` takes the card as it is (`connectionOptions`
+      // strips them after filling the URL's variables).
+      if (!options.check) return yield* options.json ? printJson(shown(found)) : print(cardText(shown(found)))
       const target = yield* checkTarget(found, options)
       const differences = yield* withClient(target, (client) =>
         Effect.map(McpDiscovery.live(client), (live) => McpDiscovery.compare(found, live))
       )
-      if (options.json) yield* printJson({ card: found, differences })
+      if (options.json) yield* printJson({ card: shown(found), differences })
       else if (differences.length === 0) yield* print("the card agrees with the server")
       else {
         yield* print(table(

@@ -8,7 +8,7 @@
  * configuration's secrets and the credentials the host sends never reach the file.
  */
 import { McpCassette, type McpTransportError, McpTransport } from "@mcp-effect/client"
-import { type McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
+import type { McpConfig } from "@mcp-effect/client/node"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -20,21 +20,15 @@ import { note, parseMessage, readLines } from "../cassette/stdio.js"
 import { listen } from "../cassette/httpProxy.js"
 import { UsageError } from "../errors.js"
 import { writeFileAtomic } from "../files.js"
-import { entryOf } from "../session/connection.js"
-import { shared } from "../session/options.js"
+import { entryOf, transportOf } from "../session/connection.js"
+import { serverFlags } from "../session/options.js"
 import { parseEnv, parseHeaders } from "../session/target.js"
 import { EVERYTHING } from "./examples.js"
 
 /** The options of `record`: the server options of every command, where to listen, timestamps. */
 export const recordOptions = {
   file: Argument.String("file").pipe(Argument.withDescription("the cassette to write (NDJSON)")),
-  config: shared.config,
-  server: shared.server,
-  stdio: shared.stdio,
-  env: shared.env,
-  envAll: shared.envAll,
-  url: shared.url,
-  header: shared.header,
+  ...serverFlags,
   port: Flag.Int("port").pipe(
     Flag.withDescription("with --url: the loopback port to listen on (default: a free one)"),
     Flag.withDefault(0)
@@ -76,14 +70,7 @@ const recordStdio = (entry: McpConfig.StdioEntry, recorder: McpCassette.Recorder
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
     const now = () => clock.currentTimeMillisUnsafe()
-    const context = yield* Layer.build(NodeMcpClient.layerStdioTransport({
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      cwd: entry.cwd,
-      description: entry.description,
-      secrets: entry.secrets
-    }))
+    const context = yield* Layer.build(transportOf(entry))
     const connection = yield* Context.get(context, McpTransport.McpTransport).connect
     yield* connection.receive({
       message: (message) => {

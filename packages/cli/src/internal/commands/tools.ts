@@ -33,6 +33,18 @@ const report = (
 ) => {
   switch (diagnostic._tag) {
     case "InvalidTool":
+      // Held back by pinning (it cannot check the tool): `call` fails as the client would, with the reason.
+      if (diagnostic.pinning !== undefined) {
+        quarantined.set(
+          diagnostic.name,
+          new McpPinning.McpToolQuarantinedError({
+            tool: diagnostic.name,
+            scope: diagnostic.pinning.scope,
+            changes: [diagnostic.pinning.reason],
+            held: "unchecked"
+          })
+        )
+      }
       return status.line(`mcp-effect: tool ${diagnostic.name} left out: ${diagnostic.reason}`)
     case "ToolChanged": {
       // What changed, in the library's short lines: never the new description itself.

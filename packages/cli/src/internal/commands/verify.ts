@@ -5,41 +5,21 @@
  * server unreachable); `--json` prints one object.
  */
 import { McpCassette } from "@mcp-effect/client"
-import { type McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { CassetteChanged } from "../errors.js"
-import { entryOf } from "../session/connection.js"
-import { shared } from "../session/options.js"
+import { entryOf, transportOf } from "../session/connection.js"
+import { serverFlags, shared } from "../session/options.js"
 import { print, printJson } from "../terminal/print.js"
 import { EVERYTHING } from "./examples.js"
-
-const transportOf = (entry: McpConfig.ServerEntry) =>
-  entry.transport === "http"
-    ? NodeMcpClient.layerHttpTransport({ url: entry.url, headers: entry.headers, secrets: entry.secrets })
-    : NodeMcpClient.layerStdioTransport({
-      command: entry.command,
-      args: entry.args,
-      env: entry.env,
-      cwd: entry.cwd,
-      description: entry.description,
-      secrets: entry.secrets,
-      shutdownTimeout: "500 millis"
-    })
 
 export const verify = Command.make(
   "verify",
   {
     file: Argument.String("file").pipe(Argument.withDescription("the cassette to check the server against")),
-    config: shared.config,
-    server: shared.server,
-    stdio: shared.stdio,
-    env: shared.env,
-    envAll: shared.envAll,
-    url: shared.url,
-    header: shared.header,
+    ...serverFlags,
     json: shared.json,
     timeout: shared.timeout
   },
@@ -48,7 +28,7 @@ export const verify = Command.make(
       const cassette = yield* McpCassette.read(options.file)
       const entry = yield* entryOf(options)
       const report = yield* McpCassette.verify(cassette, { timeout: `${options.timeout} seconds` }).pipe(
-        Effect.provide(Layer.fresh(transportOf(entry))),
+        Effect.provide(Layer.fresh(transportOf(entry, "500 millis"))),
         Effect.scoped
       )
       if (options.json) yield* printJson(report)

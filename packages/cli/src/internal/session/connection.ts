@@ -8,6 +8,7 @@ import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -140,6 +141,25 @@ export const entryOf = (options: Omit<target.TargetOptions, "tail">): Effect.Eff
  */
 export const SERVER_GRACE = "150 millis"
 
+/** What starts an entry's stdio server, as every command starts it. */
+export const stdioOf = (entry: McpConfig.StdioEntry): McpTransport.StdioOptions => ({
+  command: entry.command,
+  args: entry.args,
+  env: entry.env,
+  cwd: entry.cwd,
+  description: entry.description,
+  secrets: entry.secrets
+})
+
+/** An entry's transport alone, no client over it (`record`, `verify`: they speak the recorded messages). */
+export const transportOf = (
+  entry: McpConfig.ServerEntry,
+  shutdownTimeout?: Duration.Input
+): Layer.Layer<McpTransport.McpTransport> =>
+  entry.transport === "http"
+    ? NodeMcpClient.layerHttpTransport({ url: entry.url, headers: entry.headers, secrets: entry.secrets })
+    : NodeMcpClient.layerStdioTransport({ ...stdioOf(entry), shutdownTimeout })
+
 /**
  * After Ctrl-C, how long the connection's close (the server's stop, its group swept) may keep the prompt: the
  * cancellation is written by then (it is sent as the call is interrupted, before the close), and when the process
@@ -183,16 +203,7 @@ export const connect = (
     })
     return Effect.map(Layer.build(layer), (context) => ({ client: Context.get(context, McpClient.McpClient), silence: Effect.undefined }))
   }
-  const stdio: McpClient.StdioClientOptions = {
-    ...options,
-    shutdownTimeout: SERVER_GRACE,
-    command: entry.command,
-    args: entry.args,
-    env: entry.env,
-    cwd: entry.cwd,
-    description: entry.description,
-    secrets: entry.secrets
-  }
+  const stdio: McpClient.StdioClientOptions = { ...options, shutdownTimeout: SERVER_GRACE, ...stdioOf(entry) }
   // The connection's word on a server that has written nothing yet, for the connect limit's error.
   let silence: Effect.Effect<string | undefined> = Effect.undefined
   const watched = Layer.effect(

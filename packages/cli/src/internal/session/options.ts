@@ -5,8 +5,8 @@
 import * as Flag from "effect/cli/Flag"
 import { DEFAULT_CALLBACK_PORT } from "./auth.js"
 
-/** The options every command takes. */
-export const shared = {
+/** The options that pick the server (a configuration entry, a command, a URL) and what it is given. */
+export const serverFlags = {
   config: Flag.String("config").pipe(
     Flag.withAlias("c"),
     Flag.withDescription("mcpServers configuration file (default ./.mcp.json, then ./mcp.json)"),
@@ -38,7 +38,12 @@ export const shared = {
     Flag.withAlias("H"),
     Flag.withDescription("an HTTP header for --url, \"Name: value\" (repeatable)"),
     Flag.atLeast(0)
-  ),
+  )
+}
+
+/** The options every command takes. */
+export const shared = {
+  ...serverFlags,
   callbackPort: Flag.Int("callback-port").pipe(
     Flag.withDescription(
       `the 127.0.0.1 port that receives the sign-in redirect of a --url server asking for one (default ${DEFAULT_CALLBACK_PORT})`

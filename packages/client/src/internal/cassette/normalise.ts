@@ -69,10 +69,14 @@ const cleanMeta = (meta: JsonObject, token: (value: unknown) => unknown): JsonOb
 
 const withParams = (message: JsonObject, params: JsonObject): JsonObject => ({ ...message, params })
 
-const stamps = (value: unknown): unknown => {
+/** Deeper than this a value is left as it is: the redactor, next, replaces it whole (a server's message may nest without end). */
+const MAX_DEPTH = 64
+
+const stamps = (value: unknown, depth = 0): unknown => {
   if (typeof value === "string") return value.replace(TIMESTAMP, "[timestamp]")
-  if (Array.isArray(value)) return value.map(stamps)
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stamps(v)]))
+  if (depth >= MAX_DEPTH) return value
+  if (Array.isArray(value)) return value.map((item) => stamps(item, depth + 1))
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stamps(v, depth + 1)]))
   return value
 }
 

@@ -11,7 +11,10 @@ import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
 import { CLIENT_VERSION } from "../client/context.js"
 import { type Cassette, type Entry, FORMAT, type Header, type HttpInfo, VERSION } from "./model.js"
 import { type NormaliseOptions, normalisedKinds, Normaliser } from "./normalise.js"
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES } from "./read.js"
 import { Redactor, type Secret } from "./redaction.js"
+
+const encoder = new TextEncoder()
 
 /** @internal */
 export interface RecorderOptions extends NormaliseOptions {
@@ -20,7 +23,7 @@ export interface RecorderOptions extends NormaliseOptions {
   readonly path?: string | undefined
   /** Values never written, each with what it is. */
   readonly secrets?: ReadonlyArray<Secret> | undefined
-  /** The most bytes of messages kept (default 64 MiB, what the reader takes). */
+  /** The most bytes (UTF-8) of message lines kept (default 64 MiB, what the reader takes). */
   readonly maxBytes?: number | undefined
 }
 
@@ -47,7 +50,7 @@ export class Recorder {
   private dropped = 0
   private start: number | undefined
   private startedAt: string | undefined
-  private requests = new Map<string, string>()
+  private readonly requests = new Map<string, string>()
   private server: JsonObject | null = null
   private era: Header["era"] = null
   private protocolVersion: string | null = null
@@ -78,8 +81,10 @@ export class Recorder {
       ...(httpInfo === undefined ? {} : { http: httpInfo }),
       ...(removed.size === 0 ? {} : { redacted: [...removed] })
     }
-    const size = JSON.stringify(entry).length
-    if (this.bytes + size > (this.options.maxBytes ?? 64 * 1024 * 1024)) {
+    // Counted as the reader counts: UTF-8 bytes of the line and its newline; a line the reader would refuse is
+    // not kept (a cassette is never written that cannot be read back).
+    const size = encoder.encode(JSON.stringify(entry)).length + 1
+    if (size > DEFAULT_MAX_LINE_BYTES || this.bytes + size > (this.options.maxBytes ?? DEFAULT_MAX_BYTES)) {
       this.dropped++
       return
     }
@@ -103,9 +108,13 @@ export class Recorder {
   /** The era and the server's identity, from the handshake's answer. */
   private learn(from: Entry["from"], message: JsonObject): void {
     const id = JSON.stringify(message["id"])
-    if (from === "client" && typeof message["method"] === "string") this.requests.set(id, message["method"])
+    // Only the handshake's requests are waited for (a long session's other ids are not kept), each until answered.
+    if (from === "client" && (message["method"] === "initialize" || message["method"] === "server/discover")) {
+      this.requests.set(id, message["method"])
+    }
     if (from !== "server" || typeof message["method"] === "string") return
     const method = this.requests.get(id)
+    this.requests.delete(id)
     const result = message["result"]
     if (!isRecord(result)) return
     if (method === "initialize") {

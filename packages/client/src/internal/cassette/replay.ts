@@ -144,8 +144,8 @@ export class ReplaySession {
   }
 
   /**
-   * Match one client message. Returns what to send back and from which recorded offset, or the mismatch.
-   * A response to this message that is sent at once (a refused probe) comes as `immediate`.
+   * Match one client message: what to send back, from which recorded offset, and whether it is the handshake's
+   * (sent at once, unpaced: a refused probe among them); or the mismatch.
    */
   match(message: JsonObject): { readonly entries: ReadonlyArray<Entry>; readonly anchor: number; readonly handshake: boolean } | McpCassetteMismatchError {
     if (isNotification(message)) {

@@ -56,20 +56,42 @@ const fillUrl = (remote: Remote, variables: Readonly<Record<string, string>>): s
 }
 
 /**
- * The URL if it is https (or http on loopback), without what would carry a credential: the userinfo
- * (`https://user:secret@host/`), query parameters named like credentials, and the fragment. Stripped, not
- * refused: the endpoint is still the card's to name, its credentials never are.
+ * Take out of `url` what would carry a credential: the userinfo (`https://user:secret@host/`), query parameters
+ * named like credentials, and the fragment (it means nothing to an endpoint and is where implicit-grant tokens
+ * travel, `#access_token=`).
+ */
+const stripCredentials = (url: URL): void => {
+  url.username = ""
+  url.password = ""
+  url.hash = ""
+  for (const name of [...url.searchParams.keys()]) if (credentialLike(name)) url.searchParams.delete(name)
+}
+
+/**
+ * The URL if it is https (or http on loopback), without what would carry a credential (`stripCredentials`).
+ * Stripped, not refused: the endpoint is still the card's to name, its credentials never are.
  */
 const usableUrl = (text: string | undefined): string | undefined => {
   if (text === undefined || !URL.canParse(text)) return undefined
   const url = new URL(text)
   if (!isSecure(url)) return undefined
-  url.username = ""
-  url.password = ""
-  // A fragment means nothing to an endpoint and is where implicit-grant tokens travel (`#access_token=`).
-  url.hash = ""
-  for (const name of [...url.searchParams.keys()]) if (credentialLike(name)) url.searchParams.delete(name)
+  stripCredentials(url)
   return url.href
+}
+
+/**
+ * A URL from a card or a catalog to show: as written when it carries no credential, else without what would
+ * carry one (`stripCredentials`). Text that does not parse as a URL (a `{variable}` in its host) loses what
+ * stands where a userinfo would.
+ *
+ * @internal
+ */
+export const withoutCredentials = (text: string): string => {
+  if (!URL.canParse(text)) return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1")
+  const url = new URL(text)
+  const written = url.href
+  stripCredentials(url)
+  return url.href === written ? text : url.href
 }
 
 /**

@@ -152,8 +152,14 @@ export const describeClientError = (tool: string, error: McpClientError): string
       return `Tool "${tool}" could not be run: its in-memory test server never answered server/discover.`
     case "McpAuthError":
       return `Tool "${tool}" could not be run: the client is not authorized at its server (${error.message}).`
-    case "McpToolQuarantinedError":
-      return `Tool "${tool}" was not run: its definition changed since it was approved (${error.changes.join("; ")}), and the change awaits approval.`
+    case "McpToolQuarantinedError": {
+      const why = error.changes.join("; ")
+      if (error.held === "unchecked") return `Tool "${tool}" was not run: tool pinning cannot check it (${why}).`
+      if (error.held === "damaged") {
+        return `Tool "${tool}" was not run: its approved definition cannot be read back (${why}), and it awaits approval.`
+      }
+      return `Tool "${tool}" was not run: its definition changed since it was approved (${why}), and the change awaits approval.`
+    }
   }
 }
 

@@ -116,9 +116,12 @@ const indexed = (stored: ReadonlyArray<PinRecord | DamagedRecord>) => {
   return { records, orphan }
 }
 
+/** Why a tool is held back (see `McpToolQuarantinedError.held`). */
+type Held = "changed" | "damaged" | "unchecked"
+
 /** What checking one tool needs of the guard. */
 interface Ctx {
-  readonly hold: (scope: string, name: string, changes: ReadonlyArray<string>) => void
+  readonly hold: (scope: string, name: string, changes: ReadonlyArray<string>, held: Held) => void
   readonly release: (name: string) => void
   readonly refuse: (scope: string, name: string, reason: string) => Effect.Effect<void>
   readonly reportOnce: (key: string, diagnostic: McpDiagnostic, warning?: string) => Effect.Effect<void>
@@ -139,7 +142,8 @@ const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stor
     // A damaged record (or the record that replaced one, pending approval) is told as such: what it pinned is
     // unknown, so no difference can be drawn.
     const damage = isDamaged(stored) ? stored.reason : "replaced, pending approval"
-    const changes = isDamaged(stored) || record.pinned.hash === DAMAGED_HASH
+    const damaged = isDamaged(stored) || record.pinned.hash === DAMAGED_HASH
+    const changes = damaged
       ? [cut(`its stored pin is damaged (${damage}): approve to pin the definition offered now`, 300)]
       : describeChange(record.pinned, print)
     const decision = yield* ctx.decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
@@ -154,7 +158,7 @@ const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stor
       ctx.release(name)
       return { usable: true, write: pin(name, print, now) }
     }
-    ctx.hold(scope, name, changes)
+    ctx.hold(scope, name, changes, damaged ? "damaged" : "changed")
     const write: PinRecord | undefined = !isDamaged(stored) && record.pending?.fingerprint.hash === print.hash
       ? undefined
       : { ...record, pending: { fingerprint: print, seenAt: now } }
@@ -218,8 +222,8 @@ export const make = (
   const reportOnce = facts.once
   const decide = askHook(options.onChanged, report)
 
-  const hold = (scope: string, name: string, changes: ReadonlyArray<string>) =>
-    void quarantined.set(name, new McpToolQuarantinedError({ tool: cut(name, MAX_NAME), scope: cut(scope, MAX_NAME), changes }))
+  const hold = (scope: string, name: string, changes: ReadonlyArray<string>, held: Held) =>
+    void quarantined.set(name, new McpToolQuarantinedError({ tool: cut(name, MAX_NAME), scope: cut(scope, MAX_NAME), changes, held }))
 
   /** An outage is reported, and logged, once until the store answers again. */
   const unavailable = (scope: string, error: Pick<McpPinStoreError, "operation" | "detail" | "message">) =>
@@ -250,10 +254,14 @@ export const make = (
   /** A tool left out with its reason: quarantined (refused by `callTool`) and reported once. */
   const refuse = (scope: string, name: string, reason: string) =>
     Effect.andThen(
-      Effect.sync(() => hold(scope, name, [reason])),
+      Effect.sync(() => hold(scope, name, [reason], "unchecked")),
       reportOnce(
         `invalid:${cut(name, MAX_NAME)}\u0000${reason}`,
-        McpDiagnostic.InvalidTool({ name: cut(name, MAX_NAME), reason: cut(`pinning: ${reason} (scope ${cut(scope, MAX_NAME)})`, 500) }),
+        McpDiagnostic.InvalidTool({
+          name: cut(name, MAX_NAME),
+          reason: cut(`pinning: ${reason} (scope ${cut(scope, MAX_NAME)})`, 500),
+          pinning: { scope: cut(scope, MAX_NAME), reason: cut(reason, 500) }
+        }),
         `mcp pinning: tool ${cut(name, MAX_NAME)} (${cut(scope, MAX_NAME)}) quarantined: ${reason}`
       )
     )
@@ -318,7 +326,7 @@ export const make = (
   const noScope = (tools: ReadonlyArray<Tool>) =>
     Effect.gen(function*() {
       const reason = "no pin scope: the transport does not say what it connects to; set pinning.scope"
-      for (const tool of tools) hold("(none)", tool.name, [reason])
+      for (const tool of tools) hold("(none)", tool.name, [reason], "unchecked")
       yield* reportOnce(
         "noscope",
         McpDiagnostic.PinStoreUnavailable({ scope: "(none)", operation: "read", reason }),
