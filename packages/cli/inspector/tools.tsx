@@ -1,0 +1,289 @@
+/**
+ * The Tools view: search, annotations, a form generated from the input schema, call with progress and
+ * cancel, the result rendered (text, image, audio, resource links, embedded resources, `structuredContent`),
+ * and the server's elicitation and sampling requests answered inline under the call.
+ */
+import type { CallToolResult, Tool } from "@mcp-effect/client"
+import { useEffect, useMemo, useState } from "preact/hooks"
+import type { Pending, Server } from "./connection.js"
+import { changed } from "./store.js"
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+type Schema = Readonly<Record<string, unknown>>
+
+const propertiesOf = (schema: unknown): ReadonlyArray<[string, Schema]> => {
+  if (typeof schema !== "object" || schema === null) return []
+  const properties = (schema as Schema)["properties"]
+  return typeof properties === "object" && properties !== null ? Object.entries(properties as Record<string, Schema>) : []
+}
+
+const requiredOf = (schema: unknown): ReadonlyArray<string> => {
+  const required = typeof schema === "object" && schema !== null ? (schema as Schema)["required"] : undefined
+  return Array.isArray(required) ? required.filter((r): r is string => typeof r === "string") : []
+}
+
+const typeOf = (schema: Schema): string => {
+  const type = schema["type"]
+  if (Array.isArray(type)) return String(type.find((t) => t !== "null") ?? "string")
+  return typeof type === "string" ? type : "string"
+}
+
+/** One input, named by its argument, as its schema's type asks. */
+export const SchemaInput = ({ name, schema, required }: { name: string; schema: Schema; required: boolean }) => {
+  const type = typeOf(schema)
+  const description = typeof schema["description"] === "string" ? schema["description"] : ""
+  const id = `arg-${name}`
+  const enumValues = Array.isArray(schema["enum"]) ? schema["enum"] : undefined
+  const initial = schema["default"] === undefined ? "" : String(schema["default"])
+  const input = enumValues !== undefined
+    ? (
+      <select id={id} name={name} data-type="string">
+        {required ? null : <option value="">(none)</option>}
+        {enumValues.map((v) => <option value={String(v)} key={String(v)}>{String(v)}</option>)}
+      </select>
+    )
+    : type === "boolean"
+    ? <input id={id} name={name} type="checkbox" data-type="boolean" checked={schema["default"] === true} style={{ width: "auto" }} />
+    : type === "number" || type === "integer"
+    ? <input id={id} name={name} type="number" step={type === "integer" ? 1 : "any"} data-type="number" value={initial} />
+    : type === "object" || type === "array"
+    ? <textarea id={id} name={name} rows={3} data-type="json" placeholder={type === "array" ? "[ ]" : "{ }"} />
+    : <input id={id} name={name} type="text" data-type="string" value={initial} />
+  return (
+    <div class="field">
+      <label for={id}><b>{name}</b>{required ? " *" : ""} <span class="muted">{type}</span>{description ? ` · ${description}` : ""}</label>
+      {input}
+    </div>
+  )
+}
+
+/** The arguments a form holds, typed by its inputs' `data-type` (empty optional fields left out). */
+export const readForm = (form: HTMLFormElement): { readonly [key: string]: Json } => {
+  const args: Record<string, Json> = {}
+  for (const element of Array.from(form.elements)) {
+    if (!(element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement)) continue
+    if (element.name === "") continue
+    const type = element.dataset["type"]
+    if (type === "boolean" && element instanceof HTMLInputElement) {
+      args[element.name] = element.checked
+      continue
+    }
+    if (element.value === "") continue
+    args[element.name] = type === "number" ? Number(element.value) : type === "json" ? JSON.parse(element.value) as Json : element.value
+  }
+  return args
+}
+
+const Content = ({ block }: { block: Readonly<Record<string, unknown>> }) => {
+  const type = block["type"]
+  if (type === "text") return <pre>{String(block["text"])}</pre>
+  if (type === "image") {
+    return <img class="content-image" alt="image content" src={`data:${String(block["mimeType"])};base64,${String(block["data"])}`} />
+  }
+  if (type === "audio") return <audio controls src={`data:${String(block["mimeType"])};base64,${String(block["data"])}`} />
+  if (type === "resource_link") {
+    return (
+      <div class="card" data-testid="resource-link" style={{ padding: "8px 10px", margin: "6px 0" }}>
+        <span class="badge">resource link</span> <b>{String(block["name"] ?? "")}</b> <span class="muted">{String(block["uri"])}</span>
+        {typeof block["description"] === "string" ? <div class="muted">{block["description"]}</div> : null}
+      </div>
+    )
+  }
+  if (type === "resource") {
+    const resource = block["resource"] as Readonly<Record<string, unknown>> | undefined
+    return (
+      <div>
+        <span class="badge">embedded resource</span> <span class="muted">{String(resource?.["uri"] ?? "")}</span>
+        <pre>{typeof resource?.["text"] === "string" ? resource["text"] : `(${String(resource?.["mimeType"] ?? "binary")}, base64)`}</pre>
+      </div>
+    )
+  }
+  return <pre>{JSON.stringify(block, null, 2)}</pre>
+}
+
+export const Result = ({ result, hasOutputSchema }: { result: CallToolResult; hasOutputSchema: boolean }) => (
+  <div>
+    {(result.content as ReadonlyArray<Readonly<Record<string, unknown>>>).map((block, i) => <Content block={block} key={i} />)}
+    {result.structuredContent === undefined ? null : (
+      <div>
+        <h2 style={{ fontSize: "12px" }} class="muted">
+          structuredContent {hasOutputSchema ? <span class="badge">checked against outputSchema</span> : null}
+        </h2>
+        <pre data-testid="structured-content">{JSON.stringify(result.structuredContent, null, 2)}</pre>
+      </div>
+    )}
+  </div>
+)
+
+/** An elicitation or a sampling request of the server, answered here by the person. */
+export const PendingRequest = ({ item }: { item: Pending }) => {
+  if (item.kind === "elicitation") {
+    const params = item.params as unknown as Readonly<Record<string, unknown>>
+    const url = typeof params["url"] === "string" ? params["url"] : undefined
+    const schema = params["requestedSchema"]
+    return (
+      <form class="pending" data-testid="elicitation" onSubmit={(e) => {
+        e.preventDefault()
+        item.answer({ action: "accept", content: readForm(e.currentTarget) as Record<string, string> })
+      }}>
+        <div class="row"><span class="badge warn">elicitation{url === undefined ? "" : " · URL"}</span> {String(params["message"] ?? "")}</div>
+        {url === undefined ? null : <p><a href={url} target="_blank" rel="noopener noreferrer">{url}</a></p>}
+        {propertiesOf(schema).map(([name, s]) => <SchemaInput name={name} schema={s} required={requiredOf(schema).includes(name)} key={name} />)}
+        <div class="row">
+          <button class="primary" type="submit" data-testid="accept">Accept</button>
+          <button type="button" data-testid="decline" onClick={() => item.answer({ action: "decline" })}>Decline</button>
+          <button type="button" onClick={() => item.answer({ action: "cancel" })}>Cancel</button>
+        </div>
+      </form>
+    )
+  }
+  const params = item.params as unknown as Readonly<Record<string, unknown>>
+  return (
+    <form class="pending" data-testid="sampling" onSubmit={(e) => {
+      e.preventDefault()
+      const data = new FormData(e.currentTarget)
+      item.answer({
+        role: "assistant",
+        model: String(data.get("model") ?? "inspector"),
+        content: { type: "text", text: String(data.get("text") ?? "") },
+        stopReason: "endTurn"
+      })
+    }}>
+      <div class="row"><span class="badge warn">sampling</span> the server asks for a model's answer</div>
+      <pre>{JSON.stringify(params["messages"], null, 2)}</pre>
+      <div class="field"><label for="sampling-text">Answer</label><textarea id="sampling-text" name="text" rows={3} /></div>
+      <div class="field"><label for="sampling-model">Model name</label><input id="sampling-model" name="model" value="inspector (by hand)" /></div>
+      <div class="row">
+        <button class="primary" type="submit" data-testid="send">Send</button>
+        <button type="button" data-testid="reject" onClick={() => item.answer(undefined)}>Reject</button>
+      </div>
+    </form>
+  )
+}
+
+interface Run {
+  status: "running" | "ok" | "error" | "cancelled"
+  result?: CallToolResult
+  error?: string
+  started: number
+  ms?: number
+  abort: AbortController
+}
+
+const annotationBadges = (tool: Tool) => {
+  const a = tool.annotations
+  if (a === undefined) return null
+  return (
+    <span>
+      {a.readOnlyHint === true ? <span class="badge">read-only</span> : null}
+      {a.destructiveHint === true ? <span class="badge warn">destructive</span> : null}
+      {a.idempotentHint === true ? <span class="badge">idempotent</span> : null}
+      {a.openWorldHint === true ? <span class="badge">open world</span> : null}
+    </span>
+  )
+}
+
+const ToolPanel = ({ server, tool }: { server: Server; tool: Tool }) => {
+  const [run, setRun] = useState<Run | undefined>(undefined)
+  const [, redraw] = useState(0)
+  useEffect(() => setRun(undefined), [tool.name])
+  const call = (form: HTMLFormElement) => {
+    const client = server.client
+    if (client === undefined) return
+    let args
+    try {
+      args = readForm(form)
+    } catch (error) {
+      return setRun({ status: "error", error: `an argument is not JSON: ${String(error)}`, started: 0, abort: new AbortController() })
+    }
+    const next: Run = { status: "running", started: performance.now(), abort: new AbortController() }
+    server.progress = undefined
+    setRun(next)
+    client.callTool(tool.name, args, { signal: next.abort.signal }).then((result) => {
+      next.status = result.isError === true ? "error" : "ok"
+      next.result = result
+    }, (error: unknown) => {
+      next.status = next.abort.signal.aborted ? "cancelled" : "error"
+      next.error = typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+    }).finally(() => {
+      next.ms = Math.round(performance.now() - next.started)
+      redraw((n) => n + 1)
+      changed()
+    })
+  }
+  const progress = run?.status === "running" ? server.progress : undefined
+  return (
+    <div>
+      <h2 style={{ margin: "0 0 4px" }}>{tool.title ?? tool.name} {annotationBadges(tool)}</h2>
+      <p class="muted" style={{ marginTop: 0, whiteSpace: "pre-wrap" }}>{tool.description}</p>
+      <form data-testid="tool-form" key={tool.name} onSubmit={(e) => {
+        e.preventDefault()
+        call(e.currentTarget)
+      }}>
+        {propertiesOf(tool.inputSchema).map(([name, s]) => (
+          <SchemaInput name={name} schema={s} required={requiredOf(tool.inputSchema).includes(name)} key={name} />
+        ))}
+        <div class="row">
+          <button class="primary" type="submit" data-testid="call" disabled={run?.status === "running"}>Call</button>
+          {run?.status === "running"
+            ? <button type="button" class="danger" data-testid="cancel" onClick={() => run.abort.abort()}>Cancel</button>
+            : null}
+        </div>
+      </form>
+      {run === undefined ? null : (
+        <div class="card result" data-testid="tool-result" data-status={run.status} style={{ marginTop: "12px" }}>
+          <div class="row" style={{ justifyContent: "space-between" }}>
+            <span class="badge">{run.status}</span>
+            {run.ms === undefined ? null : <span class="muted">{run.ms} ms</span>}
+          </div>
+          {run.status === "running" ? (
+            <div>
+              <progress data-testid="progress" max={progress?.total ?? 1} value={progress === undefined ? undefined : progress.progress} />
+              <div class="muted">
+                {progress === undefined ? "waiting for the server…" : `${progress.progress}${progress.total === undefined ? "" : ` / ${progress.total}`} ${progress.message ?? ""}`}
+              </div>
+            </div>
+          ) : null}
+          {server.pending.map((item) => <PendingRequest item={item} key={item.seq} />)}
+          {run.result === undefined ? null : <Result result={run.result} hasOutputSchema={tool.outputSchema !== undefined} />}
+          {run.error === undefined ? null : <div class="error-text">{run.error}</div>}
+        </div>
+      )}
+      {run === undefined && server.pending.length > 0 ? server.pending.map((item) => <PendingRequest item={item} key={item.seq} />) : null}
+    </div>
+  )
+}
+
+export const ToolsView = ({ server }: { server: Server }) => {
+  const [tools, setTools] = useState<ReadonlyArray<Tool> | undefined>(undefined)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const [query, setQuery] = useState("")
+  const [selected, setSelected] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    setTools(undefined)
+    server.client?.listTools().then(setTools, (e: unknown) => setError(String(e)))
+  }, [server.client])
+  const shown = useMemo(
+    () => (tools ?? []).filter((t) => `${t.name} ${t.title ?? ""} ${t.description ?? ""}`.toLowerCase().includes(query.toLowerCase())),
+    [tools, query]
+  )
+  const tool = tools?.find((t) => t.name === selected)
+  if (error !== undefined) return <div class="error-text">{error}</div>
+  if (tools === undefined) return <div class="empty">listing tools…</div>
+  return (
+    <div class="split">
+      <div class="list">
+        <input type="search" placeholder={`Search ${tools.length} tools`} aria-label="search tools" value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)} data-testid="tool-search" />
+        {shown.map((t) => (
+          <button class="list-item" data-testid="tool" data-name={t.name} aria-selected={t.name === selected} key={t.name}
+            onClick={() => setSelected(t.name)}>
+            <div><b>{t.name}</b> {annotationBadges(t)}</div>
+            <div class="desc">{t.description}</div>
+          </button>
+        ))}
+      </div>
+      <div>{tool === undefined ? <div class="empty">Pick a tool.</div> : <ToolPanel server={server} tool={tool} />}</div>
+    </div>
+  )
+}

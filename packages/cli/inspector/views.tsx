@@ -1,0 +1,226 @@
+/**
+ * The Servers, Resources, Prompts, Logs and Protocol views.
+ */
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
+import { useEffect, useState } from "preact/hooks"
+import type { Message, Server } from "./connection.js"
+import { readForm, SchemaInput } from "./tools.js"
+
+const messageOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+
+export const Status = ({ server }: { server: Server }) => (
+  <span class="status" data-testid="connection-status" data-status={server.status} data-era={server.info?.era}>
+    {server.status}{server.info === undefined ? "" : ` · ${server.info.era}`}{server.via === "relay" ? " · relay" : ""}
+  </span>
+)
+
+const capabilityList = (capabilities: Readonly<Record<string, unknown>>) =>
+  Object.entries(capabilities).map(([name, value]) => {
+    const flags = typeof value === "object" && value !== null
+      ? Object.entries(value).filter(([, on]) => on === true).map(([flag]) => flag)
+      : []
+    return flags.length === 0 ? name : `${name} (${flags.join(", ")})`
+  })
+
+export const ServersView = ({ servers }: { servers: ReadonlyArray<Server> }) =>
+  servers.length === 0 ? <div class="empty">No server yet: add one on the left.</div> : (
+    <div class="cards">
+      {servers.map((server) => (
+        <section class="card" data-testid="server-card" key={server.key}>
+          <div class="row" style={{ justifyContent: "space-between" }}>
+            <b>{server.info?.serverInfo?.name ?? server.label}</b>
+            <span class="badge era">{server.info?.era ?? server.status}</span>
+          </div>
+          {server.note === undefined ? null : <p class="muted" data-testid="connection-note">{server.note}</p>}
+          {server.error === undefined ? null : <p class="error-text">{server.error}</p>}
+          {server.info === undefined ? null : (
+            <dl class="kv">
+              <dt>server</dt><dd>{server.info.serverInfo?.name} {server.info.serverInfo?.version}</dd>
+              <dt>protocol</dt><dd>{server.info.protocolVersion}</dd>
+              <dt>transport</dt><dd>{server.kind}{server.via === undefined ? "" : ` (${server.via})`}</dd>
+              <dt>capabilities</dt><dd>{capabilityList(server.info.capabilities).map((c) => <span class="badge" key={c}>{c}</span>)}</dd>
+              <dt>instructions</dt><dd><pre style={{ maxHeight: "160px" }}>{server.info.instructions ?? "(none)"}</pre></dd>
+            </dl>
+          )}
+        </section>
+      ))}
+    </div>
+  )
+
+const Contents = ({ result }: { result: ReadResourceResult }) => (
+  <div>
+    {result.contents.map((content, i) => (
+      <div key={i}>
+        <span class="badge">{content.mimeType ?? "?"}</span> <span class="muted">{content.uri}</span>
+        <pre>{"text" in content && typeof content.text === "string" ? content.text : `(${String("blob" in content ? "base64 blob" : "")})`}</pre>
+      </div>
+    ))}
+  </div>
+)
+
+export const ResourcesView = ({ server }: { server: Server }) => {
+  const [resources, setResources] = useState<ReadonlyArray<Resource> | undefined>(undefined)
+  const [templates, setTemplates] = useState<ReadonlyArray<ResourceTemplate>>([])
+  const [read, setRead] = useState<{ uri: string; result?: ReadResourceResult; error?: string } | undefined>(undefined)
+  const [uri, setUri] = useState("")
+  useEffect(() => {
+    server.client?.listResources().then(setResources, () => setResources([]))
+    server.client?.listResourceTemplates().then(setTemplates, () => setTemplates([]))
+  }, [server.client])
+  const open = (target: string) => {
+    setRead({ uri: target })
+    server.client?.readResource(target).then((result) => setRead({ uri: target, result }), (e: unknown) => setRead({ uri: target, error: messageOf(e) }))
+  }
+  return (
+    <div class="split">
+      <div class="list">
+        <h2>Resources</h2>
+        {(resources ?? []).map((r) => (
+          <button class="list-item" data-testid="resource" data-uri={r.uri} aria-selected={read?.uri === r.uri} key={r.uri} onClick={() => open(r.uri)}>
+            <div><b>{r.name}</b></div><div class="desc">{r.uri}</div>
+          </button>
+        ))}
+        <h2>Templates</h2>
+        {templates.map((t) => (
+          <button class="list-item" data-testid="resource-template" key={t.uriTemplate} onClick={() => setUri(t.uriTemplate)}>
+            <div><b>{t.name}</b></div><div class="desc">{t.uriTemplate}</div>
+          </button>
+        ))}
+      </div>
+      <div>
+        <form class="row" onSubmit={(e) => {
+          e.preventDefault()
+          open(uri)
+        }}>
+          <input name="uri" aria-label="resource URI" placeholder="resource URI" value={uri} onInput={(e) => setUri(e.currentTarget.value)} style={{ flex: 1, width: "auto" }} />
+          <button class="primary" type="submit" data-testid="read">Read</button>
+        </form>
+        {read === undefined ? null : (
+          <div class="card" data-testid="resource-contents" style={{ marginTop: "12px" }}>
+            {read.result === undefined ? null : <Contents result={read.result} />}
+            {read.error === undefined ? null : <div class="error-text">{read.error}</div>}
+            {read.result === undefined && read.error === undefined ? <span class="muted">reading…</span> : null}
+          </div>
+        )}
+      </div>
+    </div>
+  )
+}
+
+export const PromptsView = ({ server }: { server: Server }) => {
+  const [prompts, setPrompts] = useState<ReadonlyArray<Prompt> | undefined>(undefined)
+  const [selected, setSelected] = useState<Prompt | undefined>(undefined)
+  const [got, setGot] = useState<{ result?: GetPromptResult; error?: string } | undefined>(undefined)
+  useEffect(() => void server.client?.listPrompts().then(setPrompts, () => setPrompts([])), [server.client])
+  return (
+    <div class="split">
+      <div class="list">
+        {(prompts ?? []).map((p) => (
+          <button class="list-item" data-testid="prompt" data-name={p.name} aria-selected={selected?.name === p.name} key={p.name}
+            onClick={() => {
+              setSelected(p)
+              setGot(undefined)
+            }}>
+            <div><b>{p.name}</b></div><div class="desc">{p.description}</div>
+          </button>
+        ))}
+      </div>
+      <div>
+        {selected === undefined ? <div class="empty">Pick a prompt.</div> : (
+          <form data-testid="prompt-form" key={selected.name} onSubmit={(e) => {
+            e.preventDefault()
+            const args = Object.fromEntries(Object.entries(readForm(e.currentTarget)).map(([k, v]) => [k, String(v)]))
+            server.client?.getPrompt(selected.name, args).then((result) => setGot({ result }), (error: unknown) => setGot({ error: messageOf(error) }))
+          }}>
+            <h2>{selected.name}</h2>
+            {(selected.arguments ?? []).map((a) => (
+              <SchemaInput name={a.name} schema={{ type: "string", description: a.description ?? "" }} required={a.required === true} key={a.name} />
+            ))}
+            <button class="primary" type="submit" data-testid="get-prompt">Get</button>
+            {got === undefined ? null : (
+              <div class="card" data-testid="prompt-result" style={{ marginTop: "12px" }}>
+                {got.result?.messages.map((m, i) => (
+                  <div key={i}><span class="badge">{m.role}</span><pre>{m.content.type === "text" ? m.content.text : JSON.stringify(m.content, null, 2)}</pre></div>
+                ))}
+                {got.error === undefined ? null : <div class="error-text">{got.error}</div>}
+              </div>
+            )}
+          </form>
+        )}
+      </div>
+    </div>
+  )
+}
+
+export const LogsView = ({ server }: { server: Server }) =>
+  server.logs.length === 0 ? <div class="empty">No log message yet (the inspector asks for level debug).</div> : (
+    <div>
+      {server.logs.map((log, i) => (
+        <div class="log" data-testid="log" data-level={log.level} key={i}>
+          <span class="lvl">{log.level}</span><span class="muted">{new Date(log.at).toLocaleTimeString()} {log.logger ?? ""}</span>{" "}
+          {typeof log.data === "string" ? log.data : JSON.stringify(log.data)}
+        </div>
+      ))}
+    </div>
+  )
+
+/** Messages grouped by request: a request with its answer (and what came in between under its id). */
+const groupsOf = (messages: ReadonlyArray<Message>) => {
+  const groups: Array<{ key: string; title: string; items: Array<Message> }> = []
+  const byId = new Map<string, { key: string; title: string; items: Array<Message> }>()
+  for (const m of messages) {
+    const id = m.id === undefined ? undefined : `${m.direction === "out" && m.method === undefined ? "in" : m.direction === "in" && m.method === undefined ? "out" : m.direction}:${String(m.id)}`
+    const existing = id === undefined ? undefined : byId.get(id)
+    if (existing !== undefined) {
+      existing.items.push(m)
+      continue
+    }
+    const group = { key: `${m.seq}`, title: m.method ?? "(answer)", items: [m] }
+    groups.push(group)
+    if (id !== undefined) byId.set(id, group)
+  }
+  return groups
+}
+
+export const ProtocolView = ({ server }: { server: Server }) => {
+  const [open, setOpen] = useState<number | undefined>(undefined)
+  const exportAll = () => {
+    const blob = new Blob([server.messages.map((m) => JSON.stringify({ direction: m.direction, at: m.at, message: m.message })).join("\n")], { type: "application/x-ndjson" })
+    const a = document.createElement("a")
+    a.href = URL.createObjectURL(blob)
+    a.download = "mcp-messages.ndjson"
+    a.click()
+  }
+  const first = server.messages[0]?.at ?? 0
+  return (
+    <div>
+      <div class="row" style={{ marginBottom: "10px" }}>
+        <span class="muted">{server.messages.length} messages</span>
+        <button data-testid="export" onClick={exportAll}>Export NDJSON</button>
+      </div>
+      {groupsOf(server.messages).map((group) => {
+        const last = group.items[group.items.length - 1]
+        const took = last === undefined || group.items.length < 2 ? undefined : Math.round(last.at - (group.items[0]?.at ?? 0))
+        return (
+          <div class="group" key={group.key}>
+            <div class="head"><b>{group.title}</b>{took === undefined ? null : <span>{took} ms</span>}</div>
+            {group.items.map((m) => (
+              <div key={m.seq}>
+                <div class="msg" data-testid="message" data-direction={m.direction} data-method={m.method ?? ""} role="button" tabIndex={0}
+                  onClick={() => setOpen(open === m.seq ? undefined : m.seq)}
+                  onKeyDown={(e) => e.key === "Enter" ? setOpen(open === m.seq ? undefined : m.seq) : undefined}>
+                  <span class="dir">{m.direction === "in" ? "←" : "→"}</span>
+                  <span>{m.id === undefined ? "" : `#${String(m.id)}`}</span>
+                  <span>{m.method ?? ("error" in (m.message as object) ? "error" : "result")}</span>
+                  <span class="time">+{Math.round(m.at - first)} ms</span>
+                </div>
+                {open === m.seq ? <pre style={{ margin: "0 8px 8px" }}>{JSON.stringify(m.message, null, 2)}</pre> : null}
+              </div>
+            ))}
+          </div>
+        )
+      })}
+    </div>
+  )
+}

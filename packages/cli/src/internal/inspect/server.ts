@@ -1,0 +1,228 @@
+/**
+ * The inspector's local server: the page, the targets of the command line, the stdio relay and the HTTP
+ * relay, every request through the guard first (`guard.ts`). It listens for as long as its scope lives;
+ * closing the scope stops every server process it started and closes the socket.
+ */
+import type { McpConfig } from "@mcp-effect/client/node"
+import * as Effect from "effect/Effect"
+import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import * as Scope from "effect/Scope"
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { splitCommand } from "../session/shell.js"
+import { allowedHosts, check } from "./guard.js"
+import { forward, type HttpTarget, targetOf } from "./httpRelay.js"
+import * as StdioRelay from "./stdioRelay.js"
+
+/** The page: its HTML and its script, bundled into the CLI at build time. */
+export interface PageAssets {
+  readonly html: string
+  readonly script: string
+}
+
+export interface ServerOptions {
+  readonly host: string
+  readonly port: number
+  readonly token: string
+  readonly entries: ReadonlyArray<McpConfig.ServerEntry>
+  readonly page: PageAssets
+}
+
+/** What the page is told of a target: never an entry's environment, headers or secrets. */
+export interface TargetInfo {
+  readonly id: string
+  readonly name: string
+  readonly kind: "stdio" | "http"
+  readonly label: string
+  readonly url?: string | undefined
+  /** An HTTP target with headers of its own: reached through the relay only (the page is not given them). */
+  readonly relayOnly?: boolean | undefined
+}
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: http: https:",
+  "media-src 'self' data: blob: http: https:",
+  "connect-src 'self' http: https:",
+  "frame-src 'self' blob: http: https:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+const send = (response: ServerResponse, status: number, body: string, type = "application/json") => {
+  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" })
+  response.end(body)
+}
+
+const json = (response: ServerResponse, status: number, value: unknown) => send(response, status, JSON.stringify(value))
+
+/** A request's body as JSON, at most `MAX_BODY_BYTES`. */
+const readJson = (request: IncomingMessage): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error("body too large"))
+        request.destroy()
+      } else chunks.push(chunk)
+    })
+    request.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")))
+      } catch {
+        reject(new Error("the body is not JSON"))
+      }
+    })
+    request.on("error", reject)
+  })
+
+export const targetsOf = (entries: ReadonlyArray<McpConfig.ServerEntry>): ReadonlyArray<TargetInfo> =>
+  entries.map((entry, index) =>
+    entry.transport === "stdio"
+      ? { id: String(index), name: entry.name, kind: "stdio", label: entry.description ?? [entry.command, ...entry.args].join(" ") }
+      : {
+        id: String(index),
+        name: entry.name,
+        kind: "http",
+        label: entry.url,
+        url: entry.url,
+        relayOnly: Object.keys(entry.headers ?? {}).length > 0
+      }
+  )
+
+/** The stdio entry a `POST /api/stdio` asks for: a target's id, or a command line typed in the page. */
+const stdioEntryOf = (
+  body: unknown,
+  entries: ReadonlyArray<McpConfig.ServerEntry>
+): McpConfig.StdioEntry | string => {
+  if (typeof body !== "object" || body === null) return "expected { target } or { command }"
+  if ("target" in body && typeof body.target === "string") {
+    const entry = entries[Number(body.target)]
+    return entry?.transport === "stdio" ? entry : "no such stdio target"
+  }
+  if ("command" in body && typeof body.command === "string") {
+    const words = splitCommand(body.command)
+    if (typeof words === "string") return words
+    const [command, ...args] = words
+    if (command === undefined) return "an empty command"
+    return { name: "stdio", transport: "stdio", command, args, env: undefined, cwd: undefined, raw: {} }
+  }
+  return "expected { target } or { command }"
+}
+
+/** Start listening; resolves with the port. */
+const listen = (server: Server, host: string, port: number): Effect.Effect<number, Error> =>
+  Effect.callback<number, Error>((resume) => {
+    server.once("error", (error) => resume(Effect.fail(error)))
+    server.listen(port, host, () => {
+      const address = server.address()
+      resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : port))
+    })
+  })
+
+/**
+ * Serve the inspector until the scope closes. Resolves with the port it listens on (`options.port`, or a free
+ * one for 0).
+ */
+export const serve = (
+  options: ServerOptions
+): Effect.Effect<number, Error, Scope.Scope | ChildProcessSpawner.ChildProcessSpawner> =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Scope.Scope | ChildProcessSpawner.ChildProcessSpawner>()
+    const run = Effect.runForkWith(services)
+    const sessions = new Map<string, StdioRelay.StdioSession>()
+    const httpTargets = new Map<string, HttpTarget>()
+    options.entries.forEach((entry, index) => {
+      if (entry.transport === "http") httpTargets.set(String(index), { url: entry.url, headers: entry.headers })
+    })
+    const targets = targetsOf(options.entries)
+    let hosts: ReadonlySet<string> = new Set()
+
+    const openSession = (request: IncomingMessage, response: ServerResponse) =>
+      readJson(request).then((body) => {
+        const entry = stdioEntryOf(body, options.entries)
+        if (typeof entry === "string") return json(response, 400, { error: entry })
+        const id = randomUUID()
+        run(StdioRelay.open(id, entry)).addObserver((exit) => {
+          if (exit._tag === "Success") {
+            sessions.set(id, exit.value)
+            json(response, 201, { session: id })
+          } else json(response, 502, { error: "the server could not be started" })
+        })
+      }, (error: Error) => json(response, 400, { error: error.message }))
+
+    const sessionRoute = (request: IncomingMessage, response: ServerResponse, id: string, action: string) => {
+      const session = sessions.get(id)
+      if (session === undefined) return json(response, 404, { error: "no such session" })
+      if (request.method === "GET" && action === "events") {
+        response.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" })
+        response.flushHeaders()
+        // The page left (closed, reloaded): its server goes with it.
+        response.on("close", () => {
+          sessions.delete(id)
+          run(session.close)
+        })
+        return session.attach({ write: (line) => void response.write(line), end: () => response.end() })
+      }
+      if (request.method === "POST" && action === "send") {
+        return readJson(request).then((message) => {
+          if (!StdioRelay.isOutbound(message)) return json(response, 400, { error: "not a JSON-RPC message" })
+          run(session.send(message)).addObserver((exit) =>
+            exit._tag === "Success" ? send(response, 202, "") : json(response, 502, { error: "the server is gone" })
+          )
+        }, (error: Error) => json(response, 400, { error: error.message }))
+      }
+      if (request.method === "DELETE" && action === "") {
+        sessions.delete(id)
+        return run(session.close).addObserver(() => send(response, 204, ""))
+      }
+      return json(response, 405, { error: "method not allowed" })
+    }
+
+    const route = (request: IncomingMessage, response: ServerResponse) => {
+      const verdict = check({ url: request.url ?? "/", headers: request.headers }, options.token, hosts)
+      if (!verdict.ok) return json(response, verdict.status, { error: verdict.reason })
+      const path = (request.url ?? "/").split("?")[0] ?? "/"
+      if (request.method === "GET" && (path === "/" || path === "/index.html")) {
+        response.setHeader("content-security-policy", CSP)
+        response.setHeader("referrer-policy", "no-referrer")
+        return send(response, 200, options.page.html, "text/html; charset=utf-8")
+      }
+      if (request.method === "GET" && path === "/inspector.js") {
+        return send(response, 200, options.page.script, "text/javascript; charset=utf-8")
+      }
+      if (request.method === "GET" && path === "/api/targets") return json(response, 200, { targets })
+      if (request.method === "POST" && path === "/api/stdio") return void openSession(request, response)
+      const session = /^\/api\/stdio\/([0-9a-f-]{36})(?:\/(events|send))?$/.exec(path)
+      if (session !== null) return void sessionRoute(request, response, session[1] ?? "", session[2] ?? "")
+      if (path === "/api/http") {
+        const target = targetOf(request, httpTargets)
+        if (target === undefined) return json(response, 400, { error: "no such target" })
+        return forward(request, response, target)
+      }
+      return json(response, 404, { error: "not found" })
+    }
+
+    const server = createServer((request, response) => route(request, response))
+    const port = yield* Effect.acquireRelease(
+      listen(server, options.host, options.port),
+      () =>
+        Effect.gen(function*() {
+          yield* Effect.forEach([...sessions.values()], (session) => session.close, { concurrency: "unbounded" })
+          sessions.clear()
+          yield* Effect.callback<void>((resume) => {
+            server.close(() => resume(Effect.void))
+            server.closeAllConnections()
+          })
+        })
+    )
+    hosts = allowedHosts(options.host, port)
+    return port
+  })

@@ -1,0 +1,174 @@
+/**
+ * `mcp-effect inspect` in real Chromium (Debian's headless shell through playwright-core), driven only through
+ * the page's automation contract (`data-testid` and `data-*`, see the README): the reference server
+ * (`@modelcontextprotocol/server-everything`) over stdio through the relay, and the official SDK's Streamable
+ * HTTP server in each era (its CORS refuses the page, so the page goes through the HTTP relay and says so).
+ */
+import { spawn } from "node:child_process"
+import { chromium } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { type Inspector, startInspector } from "./fixtures/inspector.js"
+import { everything, official } from "./fixtures/run.js"
+
+const CHROMIUM = process.env["MCP_EFFECT_CHROMIUM"] ?? "/usr/bin/chromium-headless-shell"
+
+let browser: Browser | undefined
+const started: Array<Inspector> = []
+const stops: Array<() => void> = []
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM })
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all(started.map((inspector) => inspector.stop()))
+  for (const stop of stops) stop()
+})
+
+const open = async (args: ReadonlyArray<string>): Promise<{ page: Page; inspector: Inspector }> => {
+  const inspector = await startInspector(args)
+  started.push(inspector)
+  if (browser === undefined) throw new Error("no browser")
+  const page = await browser.newPage()
+  await page.goto(inspector.url)
+  return { page, inspector }
+}
+
+/** The official demo server over HTTP in one era; its `listening <url>` line. */
+const officialHttp = (era: "modern" | "legacy"): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [official, "--http", "--port", "0", "--era", era], { stdio: ["ignore", "pipe", "inherit"] })
+    stops.push(() => child.kill("SIGTERM"))
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (\S+)/.exec(out)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+    child.once("exit", (code) => reject(new Error(`official server exited (${code})`)))
+  })
+
+const connected = (page: Page, era: "modern" | "legacy") =>
+  page.locator(`[data-testid=connection-status][data-status=connected][data-era=${era}]`).waitFor({ timeout: 30_000 })
+
+const tab = (page: Page, name: string) => page.locator(`[data-testid=tab][data-name=${name}]`).click()
+
+const callTool = async (page: Page, name: string, args: Readonly<Record<string, string>> = {}) => {
+  await tab(page, "tools")
+  await page.locator(`[data-testid=tool][data-name="${name}"]`).click()
+  const form = page.locator("[data-testid=tool-form]")
+  for (const [arg, value] of Object.entries(args)) await form.locator(`[name="${arg}"]`).fill(value)
+  await form.locator("[data-testid=call]").click()
+  return page.locator("[data-testid=tool-result]")
+}
+
+describe("mcp-effect inspect: server-everything over stdio, through the relay", () => {
+  let page: Page
+  beforeAll(async () => {
+    ;({ page } = await open(["--", process.execPath, everything]))
+    await connected(page, "legacy")
+  }, 60_000)
+
+  it("shows the server: era, info, capabilities and instructions", async () => {
+    await tab(page, "servers")
+    const card = page.locator("[data-testid=server-card]")
+    await card.getByText("mcp-servers/everything").first().waitFor()
+    const text = await card.innerText()
+    assert.include(text, "2.0.0")
+    assert.include(text, "tools (listChanged)")
+    assert.include(text, "Everything Server")
+  })
+
+  it("calls a tool with arguments from the generated form", async () => {
+    const result = await callTool(page, "get-sum", { a: "2", b: "40" })
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "42")
+  })
+
+  it("shows progress while a long call runs, and its result", async () => {
+    const result = await callTool(page, "trigger-long-running-operation", { duration: "2", steps: "4" })
+    await page.locator("[data-testid=progress][value]").waitFor()
+    await result.and(page.locator("[data-status=ok]")).waitFor({ timeout: 30_000 })
+    assert.include(await result.innerText(), "completed")
+  })
+
+  it("cancels a call: the result says cancelled and the server was told", async () => {
+    const result = await callTool(page, "trigger-long-running-operation", { duration: "30", steps: "30" })
+    await page.locator("[data-testid=progress][value]").waitFor()
+    await page.locator("[data-testid=cancel]").click()
+    await result.and(page.locator("[data-status=cancelled]")).waitFor()
+    await tab(page, "protocol")
+    await page.locator("[data-testid=message][data-direction=out][data-method='notifications/cancelled']").first().waitFor()
+  })
+
+  it("answers an elicitation in the page, under the call", async () => {
+    const result = await callTool(page, "trigger-elicitation-request")
+    const elicitation = result.locator("[data-testid=elicitation]")
+    await elicitation.waitFor()
+    await elicitation.locator("[name=name]").fill("Ada")
+    await elicitation.locator("[data-testid=accept]").click()
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "Ada")
+  })
+
+  it("answers a sampling request by hand", async () => {
+    const result = await callTool(page, "trigger-sampling-request", { prompt: "say hi" })
+    const sampling = result.locator("[data-testid=sampling]")
+    await sampling.waitFor()
+    await sampling.locator("[name=text]").fill("hello from the page")
+    await sampling.locator("[data-testid=send]").click()
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "hello from the page")
+  })
+
+  it("renders an image result", async () => {
+    const result = await callTool(page, "get-tiny-image")
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    const loaded = await result.locator("img").evaluate((img) => (img as HTMLImageElement).naturalWidth > 0)
+    assert.isTrue(loaded)
+  })
+
+  it("lists and reads resources", async () => {
+    await tab(page, "resources")
+    await page.locator("[data-testid=resource]").first().click()
+    const contents = page.locator("[data-testid=resource-contents]")
+    await contents.getByText("demo://").first().waitFor()
+    assert.isAbove(await page.locator("[data-testid=resource-template]").count(), 0)
+  })
+
+  it("gets a prompt with its arguments", async () => {
+    await tab(page, "prompts")
+    await page.locator("[data-testid=prompt][data-name=args-prompt]").click()
+    const form = page.locator("[data-testid=prompt-form]")
+    await form.locator("[name=city]").fill("Lisbon")
+    await form.locator("[data-testid=get-prompt]").click()
+    await page.locator("[data-testid=prompt-result]").getByText("Lisbon").first().waitFor()
+  })
+
+  it("shows every message both ways in the Protocol view", async () => {
+    await tab(page, "protocol")
+    await page.locator("[data-testid=message][data-direction=out][data-method=initialize]").waitFor()
+    await page.locator("[data-testid=message][data-direction=out][data-method='tools/call']").first().waitFor()
+    assert.isAbove(await page.locator("[data-testid=message][data-direction=in]").count(), 3)
+  })
+})
+
+describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it(`${era}: connects (through the relay: its CORS refuses the page), lists and calls`, async () => {
+      const url = await officialHttp(era)
+      const { page } = await open(["--url", url])
+      await connected(page, era)
+      await tab(page, "servers")
+      assert.include(await page.locator("[data-testid=connection-note]").innerText(), "CORS")
+      await tab(page, "tools")
+      const names = await page.locator("[data-testid=tool]").evaluateAll((items) => items.map((i) => i.getAttribute("data-name")))
+      assert.isAbove(names.length, 0)
+      await tab(page, "protocol")
+      await page.locator("[data-testid=message][data-direction=in]").first().waitFor()
+      await page.close()
+    }, 90_000)
+  }
+})
