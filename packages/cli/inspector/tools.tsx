@@ -37,18 +37,18 @@ export const SchemaInput = ({ name, schema, required }: { name: string; schema: 
   const initial = schema["default"] === undefined ? "" : String(schema["default"])
   const input = enumValues !== undefined
     ? (
-      <select id={id} name={name} data-type="string">
+      <select id={id} name={name} data-type="string" defaultValue={initial}>
         {required ? null : <option value="">(none)</option>}
         {enumValues.map((v) => <option value={String(v)} key={String(v)}>{String(v)}</option>)}
       </select>
     )
     : type === "boolean"
-    ? <input id={id} name={name} type="checkbox" data-type="boolean" checked={schema["default"] === true} style={{ width: "auto" }} />
+    ? <input id={id} name={name} type="checkbox" data-type="boolean" defaultChecked={schema["default"] === true} style={{ width: "auto", alignSelf: "flex-start" }} />
     : type === "number" || type === "integer"
-    ? <input id={id} name={name} type="number" step={type === "integer" ? 1 : "any"} data-type="number" value={initial} />
+    ? <input id={id} name={name} type="number" step={type === "integer" ? 1 : "any"} data-type="number" defaultValue={initial} />
     : type === "object" || type === "array"
     ? <textarea id={id} name={name} rows={3} data-type="json" placeholder={type === "array" ? "[ ]" : "{ }"} />
-    : <input id={id} name={name} type="text" data-type="string" value={initial} />
+    : <input id={id} name={name} type="text" data-type="string" defaultValue={initial} />
   return (
     <div class="field">
       <label for={id}><b>{name}</b>{required ? " *" : ""} <span class="muted">{type}</span>{description ? ` · ${description}` : ""}</label>

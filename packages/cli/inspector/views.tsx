@@ -165,20 +165,45 @@ export const LogsView = ({ server }: { server: Server }) =>
     </div>
   )
 
-/** Messages grouped by request: a request with its answer (and what came in between under its id). */
-const groupsOf = (messages: ReadonlyArray<Message>) => {
-  const groups: Array<{ key: string; title: string; items: Array<Message> }> = []
-  const byId = new Map<string, { key: string; title: string; items: Array<Message> }>()
+interface Group {
+  readonly key: string
+  readonly title: string
+  readonly items: Array<Message>
+}
+
+const fieldOf = (message: unknown, ...path: ReadonlyArray<string>): unknown => {
+  let value: unknown = message
+  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  return value
+}
+
+/**
+ * Messages grouped by request: a request with its answer, and what belongs to it in between (its progress
+ * reports, by progress token; its cancellation, by request id). Other notifications stand alone.
+ */
+const groupsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<Group> => {
+  const groups: Array<Group> = []
+  const byKey = new Map<string, Group>()
   for (const m of messages) {
-    const id = m.id === undefined ? undefined : `${m.direction === "out" && m.method === undefined ? "in" : m.direction === "in" && m.method === undefined ? "out" : m.direction}:${String(m.id)}`
-    const existing = id === undefined ? undefined : byId.get(id)
+    // A request is keyed by who sent it and its id; an answer goes back the other way.
+    const answer = m.method === undefined
+    const sender = answer ? (m.direction === "in" ? "out" : "in") : m.direction
+    const progressToken = fieldOf(m.message, "params", "progressToken")
+    const cancelled = fieldOf(m.message, "params", "requestId")
+    const key = m.id !== undefined ? `${sender}:${String(m.id)}`
+      : m.method === "notifications/progress" && progressToken !== undefined ? `progress:${String(progressToken)}`
+      : m.method === "notifications/cancelled" && cancelled !== undefined ? `${m.direction}:${String(cancelled)}`
+      : undefined
+    const existing = key === undefined ? undefined : byKey.get(key)
     if (existing !== undefined) {
       existing.items.push(m)
       continue
     }
-    const group = { key: `${m.seq}`, title: m.method ?? "(answer)", items: [m] }
+    const group: Group = { key: `${m.seq}`, title: m.method ?? "(answer)", items: [m] }
     groups.push(group)
-    if (id !== undefined) byId.set(id, group)
+    if (key !== undefined) byKey.set(key, group)
+    const token = fieldOf(m.message, "params", "_meta", "progressToken")
+    if (m.id !== undefined && token !== undefined) byKey.set(`progress:${String(token)}`, group)
   }
   return groups
 }

@@ -91,7 +91,8 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     const result = await callTool(page, "trigger-long-running-operation", { duration: "2", steps: "4" })
     await page.locator("[data-testid=progress][value]").waitFor()
     await result.and(page.locator("[data-status=ok]")).waitFor({ timeout: 30_000 })
-    assert.include(await result.innerText(), "completed")
+    // The form's values reached the server (not the schema's defaults, 10 s and 5 steps).
+    assert.include(await result.innerText(), "Duration: 2 seconds, Steps: 4.")
   })
 
   it("cancels a call: the result says cancelled and the server was told", async () => {
@@ -100,7 +101,12 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     await page.locator("[data-testid=cancel]").click()
     await result.and(page.locator("[data-status=cancelled]")).waitFor()
     await tab(page, "protocol")
-    await page.locator("[data-testid=message][data-direction=out][data-method='notifications/cancelled']").first().waitFor()
+    const cancelled = page.locator("[data-testid=message][data-direction=out][data-method='notifications/cancelled']")
+    await cancelled.first().waitFor()
+    // Grouped under the call it cancels, with that call's progress reports.
+    const group = page.locator(".group", { has: cancelled })
+    assert.isAbove(await group.locator("[data-method='tools/call']").count(), 0)
+    assert.isAbove(await group.locator("[data-method='notifications/progress']").count(), 0)
   })
 
   it("answers an elicitation in the page, under the call", async () => {
@@ -126,7 +132,7 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
   it("renders an image result", async () => {
     const result = await callTool(page, "get-tiny-image")
     await result.and(page.locator("[data-status=ok]")).waitFor()
-    const loaded = await result.locator("img").evaluate((img) => (img as HTMLImageElement).naturalWidth > 0)
+    const loaded = await result.locator("img").evaluate((img) => "naturalWidth" in img && Number(img.naturalWidth) > 0)
     assert.isTrue(loaded)
   })
 
@@ -164,8 +170,10 @@ describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => 
       await tab(page, "servers")
       assert.include(await page.locator("[data-testid=connection-note]").innerText(), "CORS")
       await tab(page, "tools")
-      const names = await page.locator("[data-testid=tool]").evaluateAll((items) => items.map((i) => i.getAttribute("data-name")))
-      assert.isAbove(names.length, 0)
+      const result = await callTool(page, "add", { a: "19", b: "23" })
+      await result.and(page.locator("[data-status=ok]")).waitFor()
+      assert.include(await result.innerText(), "42")
+      assert.include(await result.locator("[data-testid=structured-content]").innerText(), "\"sum\": 42")
       await tab(page, "protocol")
       await page.locator("[data-testid=message][data-direction=in]").first().waitFor()
       await page.close()
