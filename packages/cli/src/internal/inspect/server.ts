@@ -5,7 +5,6 @@
  */
 import type { McpConfig } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
-import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -133,9 +132,9 @@ const listen = (server: Server, host: string, port: number): Effect.Effect<numbe
  */
 export const serve = (
   options: ServerOptions
-): Effect.Effect<number, Error, Scope.Scope | ChildProcessSpawner.ChildProcessSpawner> =>
+): Effect.Effect<number, Error, Scope.Scope> =>
   Effect.gen(function*() {
-    const services = yield* Effect.context<Scope.Scope | ChildProcessSpawner.ChildProcessSpawner>()
+    const services = yield* Effect.context<Scope.Scope>()
     const run = Effect.runForkWith(services)
     const sessions = new Map<string, StdioRelay.StdioSession>()
     const httpTargets = new Map<string, HttpTarget>()

@@ -1,8 +1,9 @@
 /**
  * The stdio relay: a server process started for the page, whose JSON-RPC messages pass through unchanged both
  * ways, so that the client in the page talks to the real server (either era). The process is started and
- * framed by the library's stdio transport (its own process group, bounded lines, secrets kept out of its
- * stderr tail, the spec's shutdown); the relay adds no protocol of its own.
+ * framed by the library's Node stdio transport (its own process group, ended whole when the session ends;
+ * bounded lines; secrets kept out of its stderr tail; the spec's shutdown); the relay adds no protocol of its
+ * own.
  *
  * What the server sends waits in a bounded buffer until the page reads the session's event stream (one
  * newline-delimited JSON event per line: `{"m": message}`, `{"frame": text}` for a line that is not JSON,
@@ -10,13 +11,13 @@
  */
 import { McpTransport } from "@mcp-effect/client"
 import type { OutboundMessage } from "@mcp-effect/client/McpSchema"
-import type { McpConfig } from "@mcp-effect/client/node"
+import { type McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
+import { SERVER_GRACE } from "../session/connection.js"
 
 /** Events held for a page that is not reading, at most (then the session ends). */
 const MAX_PENDING_BYTES = 32 * 1024 * 1024
@@ -91,7 +92,7 @@ const eventBuffer = (onOverflow: () => void) => {
 export const open = (
   id: string,
   entry: McpConfig.StdioEntry
-): Effect.Effect<StdioSession, string, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope> =>
+): Effect.Effect<StdioSession, string, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Scope.Scope)
     const close = Scope.close(scope, Exit.void)
@@ -102,9 +103,11 @@ export const open = (
       env: entry.env,
       cwd: entry.cwd,
       secrets: entry.secrets,
-      description: entry.description
+      description: entry.description,
+      // As for every command's server: Ctrl-C must not wait on a busy server (stdin closed, then the signals).
+      shutdownTimeout: SERVER_GRACE
     }
-    const connection = yield* Layer.build(McpTransport.layerStdio(options)).pipe(
+    const connection = yield* Layer.build(NodeMcpClient.layerStdioTransport(options)).pipe(
       Effect.flatMap((context) => Context.get(context, McpTransport.McpTransport).connect),
       Scope.provide(scope),
       Effect.mapError(messageOf),
