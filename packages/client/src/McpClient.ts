@@ -171,6 +171,11 @@ export interface ClientOptions extends InputFulfiller.InputHooks {
   /** Declare the skills extension (`io.modelcontextprotocol/skills`) in the client's capabilities (default false). */
   readonly skills?: boolean | undefined
   /**
+   * Host MCP Apps: declare the extension (`io.modelcontextprotocol/ui`, `mimeTypes: ["text/html;profile=mcp-app"]`
+   * or the `mimeTypes` given) in both eras, so that servers offer their UI tools (default false). See `McpApps`.
+   */
+  readonly apps?: boolean | { readonly mimeTypes?: ReadonlyArray<string> | undefined } | undefined
+  /**
    * Called when a server accepts a call as a task (a legacy task-augmented `tools/call`, or a modern server's
    * tasks extension), with its id and the server's `ttl`, before the client polls it. The call waits for the
    * effect (e.g. `McpFleet` records the task so that another process can resume it).

@@ -35,6 +35,7 @@ import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Schema from "effect/Schema"
+import * as apps from "./internal/promise/apps.js"
 import * as bridge from "./internal/promise/run.js"
 import * as toolkits from "./internal/promise/toolkits.js"
 import * as client from "./internal/promise/client.js"
@@ -381,3 +382,31 @@ export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | un
  * @category error handling
  */
 export const abortReason = (signal: AbortSignal): unknown => bridge.abortReason(signal)
+
+/**
+ * Options of `mountApp`: the Promise client, the tool and its `arguments`, the `sandboxUrl` (the package's
+ * `apps-sandbox.html` served from another origin) and the hooks (see `McpApps.Hooks`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type MountAppOptions = apps.MountAppOptions
+
+/**
+ * A mounted App: `result` (the tool call's), `setHostContext`, and `close()`, which tears it down.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type AppHandle = apps.AppHandle
+
+/**
+ * Renders a tool's MCP App in `container` (a page's element): calls the tool, shows its App in the spec's
+ * double iframe and hands it the input and the result; the App's requests go through the hooks. The client
+ * should be connected with `apps: true`. See `BrowserMcpApps.mount` for the Effect form.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const mountApp = (container: apps.MountAppContainer, options: MountAppOptions): Promise<AppHandle> =>
+  apps.mountApp(container, options)

@@ -71,6 +71,21 @@ export * as LlmSkills from "./LlmSkills.js"
 export * as McpSkills from "./McpSkills.js"
 
 /**
+ * MCP Apps (`io.modelcontextprotocol/ui`), the host's side: find and read a tool's App, its sandbox policy, and
+ * the `ui/*` bridge over a port, with the spec's security rules built in.
+ *
+ * @since 0.3.0
+ */
+export * as McpApps from "./McpApps.js"
+
+/**
+ * MCP Apps in a page: the App rendered in the spec's double iframe, its bridge over `postMessage`.
+ *
+ * @since 0.3.0
+ */
+export * as BrowserMcpApps from "./BrowserMcpApps.js"
+
+/**
  * The Promise API: clients, the LLM bridge, local toolkits and registries.
  *
  * @since 0.1.0
@@ -264,3 +279,12 @@ export {
    */
   connectHttp
 } from "./internal/promise/connect.js"
+
+export {
+  /**
+   * Renders a tool's MCP App in a page element, from Promise code (`McpPromise.mountApp`).
+   *
+   * @since 0.3.0
+   */
+  mountApp
+} from "./McpPromise.js"

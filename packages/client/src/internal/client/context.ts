@@ -14,6 +14,7 @@ import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { Implementation, Notification } from "../../McpSchema.js"
 import * as McpTransport from "../../McpTransport.js"
 import * as ResultCache from "../../ResultCache.js"
+import * as AppsCapability from "../apps/capability.js"
 import { EXTENSION_ID as SKILLS_EXTENSION } from "../skills/entry.js"
 import * as Telemetry from "../telemetry.js"
 
@@ -75,7 +76,7 @@ export const make = (options: ClientOptions) =>
       options,
       transport: yield* McpTransport.McpTransport,
       resolver: yield* EraResolver.EraResolver,
-      fulfiller: declareSkills(yield* InputFulfiller.InputFulfiller, options),
+      fulfiller: AppsCapability.declare(declareSkills(yield* InputFulfiller.InputFulfiller, options), options.apps),
       cache: yield* ResultCache.ResultCache,
       scope: yield* Effect.scope,
       probeTimeout: Duration.fromInputUnsafe(options.probeTimeout ?? "5 seconds"),

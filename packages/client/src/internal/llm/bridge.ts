@@ -23,6 +23,7 @@ import type {
 } from "../../LlmBridge.js"
 import { isRecord, type JsonObject } from "../../McpSchema.js"
 import * as ToolScheduler from "../../ToolScheduler.js"
+import { modelVisible } from "../apps/visibility.js"
 import { describeUnknownError } from "./content.js"
 import { assignNames, canonicalJson } from "./names.js"
 import {
@@ -323,11 +324,16 @@ export const fromSource = <E>(
       : ToolScheduler.make({ toolConcurrency: options.toolConcurrency }))
   const schema = options.schema
 
+  // A tool an MCP App server marks app-only (`_meta.ui.visibility: ["app"]`) is never offered to a model, nor
+  // callable by one: the spec makes hosts drop it from the model's list, whichever owner listed it.
+  const listForModel = (listOptions?: { readonly refresh?: boolean | undefined }) =>
+    Effect.map(source.list(listOptions), (tools) => tools.filter(modelVisible))
+
   const describeTools = (forLlm?: ToolsForLlmOptions) =>
-    Effect.map(source.list(), (tools) => declareAll(tools, forLlm?.strict ?? options.strict ?? false, schema))
+    Effect.map(listForModel(), (tools) => declareAll(tools, forLlm?.strict ?? options.strict ?? false, schema))
 
   const loadCatalogue = (refresh: boolean): Effect.Effect<Catalogue | undefined> =>
-    source.list(refresh ? { refresh: true } : undefined).pipe(
+    listForModel(refresh ? { refresh: true } : undefined).pipe(
       Effect.matchCause({ onFailure: () => undefined, onSuccess: (tools) => catalogueOf(tools) })
     )
 
@@ -404,7 +410,7 @@ export const fromSource = <E>(
   }
 
   const toolAnnotations = (name: string) =>
-    Effect.map(source.list(), (tools) => {
+    Effect.map(listForModel(), (tools) => {
       const entry = catalogueOf(tools).byName.get(name)
       return Option.fromNullishOr(entry?.tool.annotations)
     })
