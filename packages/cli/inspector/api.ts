@@ -36,9 +36,14 @@ export interface Target {
   readonly relayOnly?: boolean
 }
 
-export const targets = async (): Promise<ReadonlyArray<Target>> => {
+/** What the inspector offers: its targets, and where its MCP Apps sandbox page is (another origin). */
+export interface Offer {
+  readonly targets: ReadonlyArray<Target>
+  readonly sandboxUrl: string
+}
+
+export const offer = async (): Promise<Offer> => {
   const response = await api("/api/targets")
   if (!response.ok) throw new Error(`the inspector answered ${response.status}`)
-  const body = await response.json() as { readonly targets: ReadonlyArray<Target> }
-  return body.targets
+  return await response.json() as Offer
 }

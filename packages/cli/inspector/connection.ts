@@ -190,6 +190,7 @@ const stdioChannel = (target: { readonly target: string } | { readonly command: 
 /** The client's options: hooks that put the server's requests in front of the person, progress, logs. */
 const clientOptions = (server: Server): McpClient.ClientOptions => ({
   clientName: "mcp-effect-inspector",
+  apps: true,
   logLevel: "debug",
   requestTimeout: "10 minutes",
   resetTimeoutOnProgress: true,

@@ -1,18 +1,19 @@
 /**
  * The inspector's page: the servers on the left (those of the command line, and any added here), the
  * selected server's views as tabs on the right. Keyboard: Tab moves through everything; in the tab bar the
- * arrow keys move between tabs; Alt+1..6 picks a tab.
+ * arrow keys move between tabs; Alt+1..7 picks a tab.
  */
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
-import { targets, type Target } from "./api.js"
+import { offer } from "./api.js"
+import { AppsView, sandbox } from "./apps.js"
 import { connect, disconnect, type Server } from "./connection.js"
 import { changed, useStore } from "./store.js"
 import { css } from "./style.js"
 import { ToolsView } from "./tools.js"
 import { LogsView, PromptsView, ProtocolView, ResourcesView, ServersView, Status } from "./views.js"
 
-const TABS = ["servers", "tools", "resources", "prompts", "logs", "protocol"] as const
+const TABS = ["servers", "tools", "resources", "prompts", "apps", "logs", "protocol"] as const
 type Tab = typeof TABS[number]
 
 const servers: Array<Server> = []
@@ -68,6 +69,7 @@ const View = ({ tab, server }: { tab: Tab; server: Server | undefined }) => {
   }
   if (tab === "tools") return <ToolsView server={server} />
   if (tab === "resources") return <ResourcesView server={server} />
+  if (tab === "apps") return <AppsView server={server} />
   return <PromptsView server={server} />
 }
 
@@ -82,7 +84,10 @@ const App = () => {
     localStorage.setItem("mcp-effect-inspector-theme", theme)
   }, [theme])
   useEffect(() => {
-    targets().then((list: ReadonlyArray<Target>) => list.forEach((target) => add(connect({ _tag: "Target", target }))), (e: unknown) => setLoadError(String(e)))
+    offer().then((offered) => {
+      sandbox.url = offered.sandboxUrl
+      offered.targets.forEach((target) => add(connect({ _tag: "Target", target })))
+    }, (e: unknown) => setLoadError(String(e)))
     const keys = (e: KeyboardEvent) => {
       const n = Number(e.key)
       if (e.altKey && n >= 1 && n <= TABS.length) setTab(TABS[n - 1] ?? "servers")

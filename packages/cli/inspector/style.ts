@@ -69,5 +69,7 @@ progress { width:100%; height:8px; accent-color: var(--accent); }
 .error-text { color: var(--err); white-space: pre-wrap; }
 .empty { color:var(--muted); padding:24px; text-align:center; }
 .connect-form { display:flex; flex-direction:column; gap:6px; }
+
+.app-container iframe { width:100%; min-height:360px; border:1px solid var(--line); border-radius:8px; background:#fff; margin:8px 0; }
 img.content-image { max-width: 100%; border-radius:6px; border:1px solid var(--line); background: repeating-conic-gradient(#8883 0 25%, transparent 0 50%) 0 0/16px 16px; }
 `

@@ -9,7 +9,11 @@ import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
+import * as path from "node:path"
 import { everything, official } from "./fixtures/run.js"
+
+/** The official example App server (its package exports no subpath). */
+const vanilla = path.resolve(import.meta.dirname, "../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
 
 const CHROMIUM = process.env["MCP_EFFECT_CHROMIUM"] ?? "/usr/bin/chromium-headless-shell"
 
@@ -179,4 +183,28 @@ describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => 
       await page.close()
     }, 90_000)
   }
+})
+
+describe("mcp-effect inspect: an MCP App (server-basic-vanillajs over stdio)", () => {
+  it("renders the App in the Apps tab; its button's tools/call reaches the server", async () => {
+    const { page } = await open(["--", process.execPath, vanilla, "--stdio"])
+    await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })
+    await tab(page, "apps")
+    await page.locator("[data-testid=app][data-name=get-time]").click()
+    await page.locator("[data-testid=app-frame][data-app-status=ready]").waitFor({ timeout: 30_000 })
+    const app = page.frameLocator("[data-testid=app-frame] iframe").frameLocator("iframe")
+    // The App shows the result of the call that mounted it.
+    await app.locator("#server-time").filter({ hasText: /\d{4}-\d\d-\d\dT/ }).waitFor({ timeout: 20_000 })
+    await app.locator("#get-time-btn").click()
+    await page.locator("[data-testid=app-event][data-method='tools/call']").waitFor({ timeout: 20_000 })
+    await tab(page, "protocol")
+    const calls = page.locator("[data-testid=message][data-direction=out][data-method='tools/call']")
+    await calls.nth(1).waitFor()
+    // One call mounted the App, the other is its button's, answered by the server.
+    const groups = page.locator(".group").filter({ has: page.locator("[data-testid=message][data-direction=out][data-method='tools/call']") })
+    assert.strictEqual(await groups.count(), 2)
+    await groups.nth(1).locator("[data-testid=message][data-direction=in]").waitFor()
+    assert.strictEqual(await calls.count(), 2, "the App's call went to the server")
+    await page.close()
+  }, 90_000)
 })

@@ -89,7 +89,7 @@ export const inspect = Command.make("inspect", flags, (options) =>
     const entries = yield* entriesOf(options, yield* CommandTail)
     const { page } = yield* Effect.promise(() => import("../inspect/pageAssets.js"))
     const token = newToken()
-    const port = yield* serve({ host: options.host, port: options.port, token, entries, page }).pipe(
+    const { port } = yield* serve({ host: options.host, port: options.port, token, entries, page }).pipe(
       Effect.mapError((error) => usage(`cannot listen on ${options.host}:${options.port}: ${error.message}`))
     )
     const url = new URL(`http://${urlHost(options.host)}:${port}/#token=${token}`)

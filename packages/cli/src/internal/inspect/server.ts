@@ -3,6 +3,7 @@
  * relay, every request through the guard first (`guard.ts`). It listens for as long as its scope lives;
  * closing the scope stops every server process it started and closes the socket.
  */
+import { McpApps } from "@mcp-effect/client"
 import type { McpConfig } from "@mcp-effect/client/node"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
@@ -42,7 +43,9 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024
 
 const CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  // The client checks `structuredContent` against a tool's `outputSchema` with compiled validators (ajv's
+  // `new Function`); without 'unsafe-eval' each such result would come back unchecked.
+  "script-src 'self' 'unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: http: https:",
   "media-src 'self' data: blob: http: https:",
@@ -116,6 +119,24 @@ const stdioEntryOf = (
   return "expected { target } or { command }"
 }
 
+/**
+ * The MCP Apps sandbox page (`McpApps.sandboxHtml`), served by a listener of its own: another port is another
+ * origin, which the spec requires of the sandbox. Only that page, only under its own names, framed only by the
+ * inspector's page; it carries no secret and spawns nothing.
+ */
+const sandboxRoute = (inspectorOrigins: () => ReadonlyArray<string>, hosts: () => ReadonlySet<string>) =>
+  (request: IncomingMessage, response: ServerResponse) => {
+    const host = request.headers.host?.toLowerCase()
+    if (host === undefined || !hosts().has(host)) return json(response, 403, { error: "this sandbox does not answer to that Host" })
+    // The host adds `?host=<its origin>` to the page's URL.
+    const path = (request.url ?? "").split("?")[0]
+    if (request.method !== "GET" || path !== "/apps-sandbox.html") return json(response, 404, { error: "not found" })
+    // A bracketed IPv6 literal is not a valid frame-ancestors source (the browser drops it with an error).
+    const ancestors = inspectorOrigins().filter((origin) => !origin.includes("["))
+    response.setHeader("content-security-policy", `frame-ancestors ${ancestors.join(" ")}`)
+    return send(response, 200, McpApps.sandboxHtml, "text/html; charset=utf-8")
+  }
+
 /** Start listening; resolves with the port. */
 const listen = (server: Server, host: string, port: number): Effect.Effect<number, Error> =>
   Effect.callback<number, Error>((resume) => {
@@ -126,13 +147,26 @@ const listen = (server: Server, host: string, port: number): Effect.Effect<numbe
     })
   })
 
+/** Where the inspector listens: its page's port, and the Apps sandbox's (another origin). */
+export interface Listening {
+  readonly port: number
+  readonly sandboxPort: number
+}
+
+const listener = (server: Server, host: string, port: number) =>
+  Effect.acquireRelease(listen(server, host, port), () =>
+    Effect.callback<void>((resume) => {
+      server.close(() => resume(Effect.void))
+      server.closeAllConnections()
+    }))
+
 /**
- * Serve the inspector until the scope closes. Resolves with the port it listens on (`options.port`, or a free
- * one for 0).
+ * Serve the inspector until the scope closes. Resolves with the ports it listens on (`options.port`, or a free
+ * one for 0; the sandbox on a free one).
  */
 export const serve = (
   options: ServerOptions
-): Effect.Effect<number, Error, Scope.Scope> =>
+): Effect.Effect<Listening, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const services = yield* Effect.context<Scope.Scope>()
     const run = Effect.runForkWith(services)
@@ -143,6 +177,8 @@ export const serve = (
     })
     const targets = targetsOf(options.entries)
     let hosts: ReadonlySet<string> = new Set()
+    let sandboxHosts: ReadonlySet<string> = new Set()
+    let sandboxHost = ""
 
     const openSession = (request: IncomingMessage, response: ServerResponse) =>
       readJson(request).then((body) => {
@@ -197,7 +233,9 @@ export const serve = (
       if (request.method === "GET" && path === "/inspector.js") {
         return send(response, 200, options.page.script, "text/javascript; charset=utf-8")
       }
-      if (request.method === "GET" && path === "/api/targets") return json(response, 200, { targets })
+      if (request.method === "GET" && path === "/api/targets") {
+        return json(response, 200, { targets, sandboxUrl: `http://${sandboxHost}/apps-sandbox.html` })
+      }
       if (request.method === "POST" && path === "/api/stdio") return void openSession(request, response)
       const session = /^\/api\/stdio\/([0-9a-f-]{36})(?:\/(events|send))?$/.exec(path)
       if (session !== null) return void sessionRoute(request, response, session[1] ?? "", session[2] ?? "")
@@ -210,18 +248,17 @@ export const serve = (
     }
 
     const server = createServer((request, response) => route(request, response))
-    const port = yield* Effect.acquireRelease(
-      listen(server, options.host, options.port),
-      () =>
-        Effect.gen(function*() {
-          yield* Effect.forEach([...sessions.values()], (session) => session.close, { concurrency: "unbounded" })
-          sessions.clear()
-          yield* Effect.callback<void>((resume) => {
-            server.close(() => resume(Effect.void))
-            server.closeAllConnections()
-          })
-        })
+    const sandbox = createServer(sandboxRoute(() => [...hosts].map((h) => `http://${h}`), () => sandboxHosts))
+    // Every relayed server is stopped before the sockets close.
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...sessions.values()], (session) => session.close, { concurrency: "unbounded", discard: true }).pipe(
+        Effect.andThen(Effect.sync(() => sessions.clear()))
+      )
     )
+    const port = yield* listener(server, options.host, options.port)
+    const sandboxPort = yield* listener(sandbox, options.host, 0)
     hosts = allowedHosts(options.host, port)
-    return port
+    sandboxHosts = allowedHosts(options.host, sandboxPort)
+    sandboxHost = `${options.host.includes(":") && !options.host.startsWith("[") ? `[${options.host}]` : options.host}:${sandboxPort}`
+    return { port, sandboxPort }
   })
