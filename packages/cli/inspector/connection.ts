@@ -57,6 +57,13 @@ export interface Progress {
   readonly message?: string | undefined
 }
 
+/** A task the client follows, with each status it went through. */
+export interface TaskEntry {
+  readonly taskId: string
+  readonly method: string
+  readonly statuses: Array<{ readonly at: number; readonly status: string; readonly message: string | undefined }>
+}
+
 export interface Server {
   readonly key: number
   readonly label: string
@@ -71,6 +78,7 @@ export interface Server {
   readonly messages: Array<Message>
   readonly logs: Array<LogEntry>
   pending: Array<Pending>
+  readonly tasks: Array<TaskEntry>
   /** The progress of the calls in flight (the latest report). */
   progress: Progress | undefined
 }
@@ -219,6 +227,22 @@ const clientOptions = (server: Server): McpClient.ClientOptions => ({
     server.progress = report
     changed()
   },
+  skills: true,
+  onTaskCreated: (task) =>
+    Effect.sync(() => {
+      push(server.tasks, { taskId: task.taskId, method: task.method, statuses: [] })
+      changed()
+    }),
+  onTaskStatus: (status) =>
+    Effect.sync(() => {
+      const entry = server.tasks.find((t) => t.taskId === status.taskId)
+      const item = { at: Date.now(), status: status.status, message: status.statusMessage }
+      if (entry === undefined) push(server.tasks, { taskId: status.taskId, method: "", statuses: [item] })
+      else if (entry.statuses.at(-1)?.status !== item.status || entry.statuses.at(-1)?.message !== item.message) {
+        entry.statuses.push(item)
+      }
+      changed()
+    }),
   onLog: (message) => {
     push(server.logs, { at: Date.now(), level: message.level, logger: message.logger, data: message.data })
     changed()
@@ -269,7 +293,7 @@ export const connect = (source: Source): Server => {
   const kind = source._tag === "Command" || (source._tag === "Target" && source.target.kind === "stdio") ? "stdio" : "http"
   const server: Server = {
     key: ++keys, label: labelOf(source), kind, status: "connecting", error: undefined, via: undefined,
-    note: undefined, info: undefined, client: undefined, messages: [], logs: [], pending: [], progress: undefined
+    note: undefined, info: undefined, client: undefined, messages: [], logs: [], pending: [], tasks: [], progress: undefined
   }
   const attempt = async () => {
     if (source._tag === "Command") return connectWith(server, stdioChannel({ command: source.command }))

@@ -1,7 +1,7 @@
 /**
  * The inspector's page: the servers on the left (those of the command line, and any added here), the
  * selected server's views as tabs on the right. Keyboard: Tab moves through everything; in the tab bar the
- * arrow keys move between tabs; Alt+1..7 picks a tab.
+ * arrow keys move between tabs; Alt+1..9 picks a tab.
  */
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
@@ -11,9 +11,9 @@ import { connect, disconnect, type Server } from "./connection.js"
 import { changed, useStore } from "./store.js"
 import { css } from "./style.js"
 import { ToolsView } from "./tools.js"
-import { LogsView, PromptsView, ProtocolView, ResourcesView, ServersView, Status } from "./views.js"
+import { LogsView, PromptsView, ProtocolView, ResourcesView, ServersView, SkillsView, Status, TasksView } from "./views.js"
 
-const TABS = ["servers", "tools", "resources", "prompts", "apps", "logs", "protocol"] as const
+const TABS = ["servers", "tools", "resources", "prompts", "tasks", "skills", "apps", "logs", "protocol"] as const
 type Tab = typeof TABS[number]
 
 const servers: Array<Server> = []
@@ -64,12 +64,14 @@ const View = ({ tab, server }: { tab: Tab; server: Server | undefined }) => {
   if (server === undefined) return <div class="empty">No server selected.</div>
   if (tab === "protocol") return <ProtocolView server={server} />
   if (tab === "logs") return <LogsView server={server} />
+  if (tab === "tasks") return <TasksView server={server} />
   if (server.status !== "connected") {
     return server.status === "error" ? <div class="error-text">{server.error}</div> : <div class="empty">connecting…</div>
   }
   if (tab === "tools") return <ToolsView server={server} />
   if (tab === "resources") return <ResourcesView server={server} />
   if (tab === "apps") return <AppsView server={server} />
+  if (tab === "skills") return <SkillsView server={server} />
   return <PromptsView server={server} />
 }
 

@@ -1,7 +1,7 @@
 /**
- * The Servers, Resources, Prompts, Logs and Protocol views.
+ * The Servers, Resources, Prompts, Tasks, Skills, Logs and Protocol views.
  */
-import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
+import type { GetPromptResult, McpSkills, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
 import { useEffect, useState } from "preact/hooks"
 import type { Message, Server } from "./connection.js"
 import { readForm, SchemaInput } from "./tools.js"
@@ -147,6 +147,61 @@ export const PromptsView = ({ server }: { server: Server }) => {
               </div>
             )}
           </form>
+        )}
+      </div>
+    </div>
+  )
+}
+
+export const TasksView = ({ server }: { server: Server }) =>
+  server.tasks.length === 0 ? <div class="empty">No task yet: a call the server runs as a task shows here, status by status.</div> : (
+    <div class="cards">
+      {server.tasks.map((task) => {
+        const last = task.statuses.at(-1)
+        return (
+          <section class="card" data-testid="task" data-task-id={task.taskId} data-status={last?.status ?? "created"} key={task.taskId}>
+            <div class="row" style={{ justifyContent: "space-between" }}>
+              <b>{task.method || "task"}</b><span class="badge">{last?.status ?? "created"}</span>
+            </div>
+            <div class="muted" style={{ fontSize: "12px", overflowWrap: "anywhere" }}>{task.taskId}</div>
+            {task.statuses.map((s, i) => (
+              <div class="log" key={i}><span class="lvl">{s.status}</span>{new Date(s.at).toLocaleTimeString()} {s.message ?? ""}</div>
+            ))}
+          </section>
+        )
+      })}
+    </div>
+  )
+
+export const SkillsView = ({ server }: { server: Server }) => {
+  const [skills, setSkills] = useState<ReadonlyArray<McpSkills.Skill> | undefined>(undefined)
+  const [loaded, setLoaded] = useState<{ name: string; text?: string; error?: string } | undefined>(undefined)
+  useEffect(() => void server.client?.listSkills().then(setSkills, () => setSkills([])), [server.client])
+  if (skills === undefined) return <div class="empty">listing skills…</div>
+  if (skills.length === 0) return <div class="empty">This server offers no skill (the skills extension).</div>
+  return (
+    <div class="split">
+      <div class="list">
+        {skills.map((skill) => (
+          <button class="list-item" data-testid="skill" data-name={skill.name} aria-selected={loaded?.name === skill.name} key={skill.uri}
+            onClick={() => {
+              setLoaded({ name: skill.name })
+              server.client?.loadSkill(skill).then(
+                (l) => setLoaded({ name: skill.name, text: l.instructions }),
+                (e: unknown) => setLoaded({ name: skill.name, error: messageOf(e) })
+              )
+            }}>
+            <div><b>{skill.name}</b></div><div class="desc">{skill.description}</div>
+          </button>
+        ))}
+      </div>
+      <div>
+        {loaded === undefined ? <div class="empty">Pick a skill: its SKILL.md is read and checked.</div> : (
+          <div class="card" data-testid="skill-content">
+            {loaded.text === undefined ? null : <pre style={{ maxHeight: "none" }}>{loaded.text}</pre>}
+            {loaded.error === undefined ? null : <div class="error-text">{loaded.error}</div>}
+            {loaded.text === undefined && loaded.error === undefined ? <span class="muted">reading…</span> : null}
+          </div>
         )}
       </div>
     </div>

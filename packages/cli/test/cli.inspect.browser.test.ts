@@ -140,6 +140,15 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.isTrue(loaded)
   })
 
+  it("follows a call the server runs as a task, status by status, in the Tasks view", async () => {
+    const result = await callTool(page, "simulate-research-query", { topic: "tides" })
+    await result.and(page.locator("[data-status=ok]")).waitFor({ timeout: 30_000 })
+    await tab(page, "tasks")
+    const task = page.locator("[data-testid=task][data-status=completed]")
+    await task.waitFor()
+    assert.include(await task.innerText(), "working")
+  })
+
   it("lists and reads resources", async () => {
     await tab(page, "resources")
     await page.locator("[data-testid=resource]").first().click()
@@ -183,6 +192,18 @@ describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => 
       await page.close()
     }, 90_000)
   }
+})
+
+describe("mcp-effect inspect: Agent Skills (the official SDK's skills extension)", () => {
+  it("lists the server's skills and reads one", async () => {
+    const skills = path.resolve(path.dirname(official), "skills.js")
+    const { page } = await open(["--", process.execPath, skills, "--impl", "official"])
+    await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })
+    await tab(page, "skills")
+    await page.locator("[data-testid=skill][data-name=pdf-processing]").click()
+    await page.locator("[data-testid=skill-content]").getByText("name: pdf-processing").waitFor()
+    await page.close()
+  }, 90_000)
 })
 
 describe("mcp-effect inspect: an MCP App (server-basic-vanillajs over stdio)", () => {
