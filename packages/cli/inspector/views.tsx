@@ -10,7 +10,7 @@ const messageOf = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
 
 export const Status = ({ server }: { server: Server }) => (
-  <span class="status" data-testid="connection-status" data-status={server.status} data-era={server.info?.era}>
+  <span class="status" data-testid="connection-status" data-status={server.status} data-era={server.info?.era} data-via={server.via}>
     {server.status}{server.info === undefined ? "" : ` · ${server.info.era}`}{server.via === "relay" ? " · relay" : ""}
   </span>
 )

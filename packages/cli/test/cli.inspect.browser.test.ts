@@ -8,6 +8,7 @@ import { spawn } from "node:child_process"
 import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { corsProxy } from "./fixtures/corsProxy.js"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
 import * as path from "node:path"
 import { everything, official } from "./fixtures/run.js"
@@ -180,6 +181,7 @@ describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => 
       const url = await officialHttp(era)
       const { page } = await open(["--url", url])
       await connected(page, era)
+      await page.locator("[data-testid=connection-status][data-via=relay]").waitFor()
       await tab(page, "servers")
       assert.include(await page.locator("[data-testid=connection-note]").innerText(), "CORS")
       await tab(page, "tools")
@@ -189,6 +191,24 @@ describe("mcp-effect inspect: the official SDK's Streamable HTTP server", () => 
       assert.include(await result.locator("[data-testid=structured-content]").innerText(), "\"sum\": 42")
       await tab(page, "protocol")
       await page.locator("[data-testid=message][data-direction=in]").first().waitFor()
+      await page.close()
+    }, 90_000)
+  }
+})
+
+describe("mcp-effect inspect: a Streamable HTTP server that lets the page call it (CORS)", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    it(`${era}: the client in the page reaches it directly, no relay`, async () => {
+      const proxy = await corsProxy(await officialHttp(era))
+      stops.push(() => void proxy.close())
+      const { page } = await open(["--url", proxy.url])
+      await page.locator(`[data-testid=connection-status][data-status=connected][data-era=${era}][data-via=direct]`)
+        .waitFor({ timeout: 30_000 })
+      await tab(page, "servers")
+      assert.strictEqual(await page.locator("[data-testid=connection-note]").count(), 0, "no relay to explain")
+      const result = await callTool(page, "add", { a: "1", b: "2" })
+      await result.and(page.locator("[data-status=ok]")).waitFor()
+      assert.include(await result.innerText(), "3")
       await page.close()
     }, 90_000)
   }
