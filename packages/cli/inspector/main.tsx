@@ -104,7 +104,7 @@ const App = () => {
       <header>
         <h1><span>mcp-effect</span> inspector</h1>
         <span class="spacer" />
-        {server === undefined ? null : <span class="muted">{server.label}</span>}
+        {server === undefined ? null : <span class="muted">{server.info?.serverInfo?.title ?? server.info?.serverInfo?.name ?? server.label}</span>}
         <button aria-label="toggle dark and light" data-testid="theme" onClick={() => setTheme(theme === "dark" ? "light" : "dark")}>
           {theme === "dark" ? "Light" : "Dark"}
         </button>
