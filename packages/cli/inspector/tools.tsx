@@ -28,8 +28,14 @@ const typeOf = (schema: Schema): string => {
   return typeof type === "string" ? type : "string"
 }
 
+/** Suggestions for an argument as it is typed (`completion/complete`), when the server offers them. */
+export type Completer = (name: string, value: string, form: HTMLFormElement | null) => Promise<ReadonlyArray<string>>
+
 /** One input, named by its argument, as its schema's type asks. */
-export const SchemaInput = ({ name, schema, required }: { name: string; schema: Schema; required: boolean }) => {
+export const SchemaInput = (
+  { name, schema, required, complete }: { name: string; schema: Schema; required: boolean; complete?: Completer | undefined }
+) => {
+  const [suggestions, setSuggestions] = useState<ReadonlyArray<string>>([])
   const type = typeOf(schema)
   const description = typeof schema["description"] === "string" ? schema["description"] : ""
   const id = `arg-${name}`
@@ -48,11 +54,23 @@ export const SchemaInput = ({ name, schema, required }: { name: string; schema: 
     ? <input id={id} name={name} type="number" step={type === "integer" ? 1 : "any"} data-type="number" defaultValue={initial} />
     : type === "object" || type === "array"
     ? <textarea id={id} name={name} rows={3} data-type="json" placeholder={type === "array" ? "[ ]" : "{ }"} />
-    : <input id={id} name={name} type="text" data-type="string" defaultValue={initial} />
+    : (
+      <input id={id} name={name} type="text" data-type="string" defaultValue={initial}
+        list={complete === undefined ? undefined : `${id}-completions`} autoComplete="off"
+        onInput={complete === undefined ? undefined : (e) => {
+          const input = e.currentTarget
+          complete(name, input.value, input.form).then(setSuggestions, () => setSuggestions([]))
+        }} />
+    )
   return (
     <div class="field">
       <label for={id}><b>{name}</b>{required ? " *" : ""} <span class="muted">{type}</span>{description ? ` · ${description}` : ""}</label>
       {input}
+      {complete === undefined ? null : (
+        <datalist id={`${id}-completions`} data-testid="completions" data-name={name}>
+          {suggestions.map((v) => <option value={v} key={v} />)}
+        </datalist>
+      )}
     </div>
   )
 }

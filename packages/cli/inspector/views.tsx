@@ -4,7 +4,7 @@
 import type { GetPromptResult, McpSkills, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
 import { useEffect, useState } from "preact/hooks"
 import type { Message, Server } from "./connection.js"
-import { readForm, SchemaInput } from "./tools.js"
+import { type Completer, readForm, SchemaInput } from "./tools.js"
 
 const messageOf = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
@@ -109,6 +109,13 @@ export const ResourcesView = ({ server }: { server: Server }) => {
 }
 
 export const PromptsView = ({ server }: { server: Server }) => {
+  // The server's suggestions for an argument, given what the other arguments hold.
+  const complete = (prompt: string): Completer | undefined =>
+    server.info?.capabilities["completions"] === undefined ? undefined : async (name, value, form) => {
+      const others = form === null ? {} : Object.fromEntries(Object.entries(readForm(form)).map(([k, v]) => [k, String(v)]))
+      const answer = await server.client?.complete({ type: "ref/prompt", name: prompt }, { name, value }, { arguments: others })
+      return answer?.completion.values ?? []
+    }
   const [prompts, setPrompts] = useState<ReadonlyArray<Prompt> | undefined>(undefined)
   const [selected, setSelected] = useState<Prompt | undefined>(undefined)
   const [got, setGot] = useState<{ result?: GetPromptResult; error?: string } | undefined>(undefined)
@@ -135,7 +142,8 @@ export const PromptsView = ({ server }: { server: Server }) => {
           }}>
             <h2>{selected.name}</h2>
             {(selected.arguments ?? []).map((a) => (
-              <SchemaInput name={a.name} schema={{ type: "string", description: a.description ?? "" }} required={a.required === true} key={a.name} />
+              <SchemaInput name={a.name} schema={{ type: "string", description: a.description ?? "" }} required={a.required === true}
+                key={a.name} complete={complete(selected.name)} />
             ))}
             <button class="primary" type="submit" data-testid="get-prompt">Get</button>
             {got === undefined ? null : (

@@ -10,6 +10,8 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { corsProxy } from "./fixtures/corsProxy.js"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { everything, official } from "./fixtures/run.js"
 
@@ -167,6 +169,21 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     await page.locator("[data-testid=prompt-result]").getByText("Lisbon").first().waitFor()
   })
 
+  it("suggests a prompt's argument values as they are typed (completion/complete, with the other arguments)", async () => {
+    await tab(page, "prompts")
+    await page.locator("[data-testid=prompt][data-name=completable-prompt]").click()
+    const form = page.locator("[data-testid=prompt-form]")
+    await form.locator("[name=department]").pressSequentially("Eng")
+    const options = form.locator("[data-testid=completions][data-name=department] option")
+    await options.first().waitFor({ state: "attached" })
+    assert.deepStrictEqual(await options.evaluateAll((list) => list.map((o) => o.getAttribute("value"))), ["Engineering"])
+    await form.locator("[name=department]").fill("Engineering")
+    await form.locator("[name=name]").pressSequentially("A")
+    const names = form.locator("[data-testid=completions][data-name=name] option")
+    await names.first().waitFor({ state: "attached" })
+    assert.deepStrictEqual(await names.evaluateAll((list) => list.map((o) => o.getAttribute("value"))), ["Alice"])
+  })
+
   it("shows every message both ways in the Protocol view", async () => {
     await tab(page, "protocol")
     await page.locator("[data-testid=message][data-direction=out][data-method=initialize]").waitFor()
@@ -212,6 +229,38 @@ describe("mcp-effect inspect: a Streamable HTTP server that lets the page call i
       await page.close()
     }, 90_000)
   }
+})
+
+describe("mcp-effect inspect: the configuration file", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-inspect-config-"))
+  const config = path.join(dir, "mcp.json")
+  writeFileSync(config, JSON.stringify({
+    mcpServers: {
+      everything: { command: process.execPath, args: [everything] },
+      skills: { command: process.execPath, args: [path.resolve(path.dirname(official), "skills.js"), "--impl", "official"] }
+    }
+  }))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("no server named: every entry, side by side", async () => {
+    const { page } = await open(["-c", config])
+    await page.locator("[data-testid=connection-status][data-status=connected]").nth(1).waitFor({ timeout: 30_000 })
+    await tab(page, "servers")
+    const cards = page.locator("[data-testid=server-card]")
+    assert.strictEqual(await cards.count(), 2)
+    const text = await cards.allInnerTexts()
+    assert.isTrue(text.some((t) => t.includes("mcp-servers/everything")))
+    await page.close()
+  }, 90_000)
+
+  it("--server NAME: that entry only", async () => {
+    const { page } = await open(["-c", config, "--server", "skills"])
+    await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })
+    await tab(page, "servers")
+    assert.strictEqual(await page.locator("[data-testid=server-card]").count(), 1)
+    assert.notInclude(await page.locator("[data-testid=server-card]").innerText(), "everything")
+    await page.close()
+  }, 90_000)
 })
 
 describe("mcp-effect inspect: Agent Skills (the official SDK's skills extension)", () => {

@@ -41,6 +41,8 @@ export interface TargetInfo {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024
+/** What may wait to be read by a page's event stream before it is cut off (and its server stopped). */
+const MAX_UNREAD_BYTES = 32 * 1024 * 1024
 
 const CSP = [
   "default-src 'self'",
@@ -206,7 +208,14 @@ export const serve = (
           sessions.delete(id)
           run(session.close)
         })
-        return session.attach({ write: (line) => void response.write(line), end: () => response.end() })
+        return session.attach({
+          write: (line) => {
+            // A page that stops reading while its server keeps talking is cut off, not buffered without end.
+            if (response.writableLength > MAX_UNREAD_BYTES) return void response.destroy()
+            response.write(line)
+          },
+          end: () => response.end()
+        })
       }
       if (request.method === "POST" && action === "send") {
         return readJson(request).then((message) => {
