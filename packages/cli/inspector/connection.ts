@@ -131,6 +131,16 @@ const tapped = (server: Server) =>
     }))
   )
 
+/** One line of the relay's event stream (`{}` for a line that is not an object: it is skipped). */
+const parseEvent = (line: string): Readonly<Record<string, unknown>> => {
+  try {
+    const value: unknown = JSON.parse(line)
+    return typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
+  } catch {
+    return {}
+  }
+}
+
 /** What `POST /api/stdio` answers. */
 interface Opened {
   readonly session?: string
@@ -173,7 +183,7 @@ const stdioChannel = (target: { readonly target: string } | { readonly command: 
             buffered += chunk.value
             let newline = buffered.indexOf("\n")
             while (newline !== -1) {
-              const event = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>
+              const event = parseEvent(buffered.slice(0, newline))
               buffered = buffered.slice(newline + 1)
               if ("m" in event) Effect.runFork(peer.send(event["m"]))
               else if (typeof event["frame"] === "string") Effect.runFork(peer.send(event["frame"]))

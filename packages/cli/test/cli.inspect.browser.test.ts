@@ -88,6 +88,19 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.include(text, "Everything Server")
   })
 
+  it("is usable from the keyboard: arrow keys move between tabs, Alt+digit picks one", async () => {
+    await tab(page, "servers")
+    await page.keyboard.press("ArrowRight")
+    await page.locator("[data-testid=tab][data-name=tools][aria-selected=true]").waitFor()
+    assert.strictEqual(await page.evaluate(() => document.activeElement?.getAttribute("data-name")), "tools")
+    await page.keyboard.press("ArrowLeft")
+    await page.locator("[data-testid=tab][data-name=servers][aria-selected=true]").waitFor()
+    await page.keyboard.press("Alt+9")
+    await page.locator("[data-testid=tab][data-name=protocol][aria-selected=true]").waitFor()
+    await page.keyboard.press("Alt+1")
+    await page.locator("[data-testid=tab][data-name=servers][aria-selected=true]").waitFor()
+  })
+
   it("calls a tool with arguments from the generated form", async () => {
     const result = await callTool(page, "get-sum", { a: "2", b: "40" })
     await result.and(page.locator("[data-status=ok]")).waitFor()

@@ -6,7 +6,7 @@
  * Also: a non-loopback `--host` needs `--allow-remote`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { request } from "node:http"
+import { createServer, request } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -86,6 +86,24 @@ describe("mcp-effect inspect: the relay is locked", () => {
     const page = await send(`/?token=${inspector.token}`, own())
     assert.strictEqual(page.status, 400)
     assert.isFalse(existsSync(marker))
+  })
+
+  it("the HTTP relay: no token, 401, nothing forwarded", async () => {
+    let reached = 0
+    const upstream = createServer((_req, res) => {
+      reached++
+      res.end("{}")
+    })
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done))
+    const address = upstream.address()
+    const target = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/mcp`
+    const refused = await send("/api/http", { ...own(), "x-inspector-target": target, "content-type": "application/json" }, "{}")
+    assert.strictEqual(refused.status, 401)
+    assert.strictEqual(reached, 0)
+    const forwarded = await send("/api/http", { ...own(), "x-inspector-token": inspector.token, "x-inspector-target": target }, "{}")
+    assert.strictEqual(forwarded.status, 200, "with the token it is forwarded (the check above was not vacuous)")
+    assert.strictEqual(reached, 1)
+    await new Promise<void>((done) => upstream.close(() => done()))
   })
 
   it("the token is not in the command's output but its one line", () => {
