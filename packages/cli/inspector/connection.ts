@@ -10,7 +10,7 @@
  * Elicitation and sampling requests wait in `pending` until the person answers them in the page.
  */
 import { McpClient, McpPromise, McpTransport } from "@mcp-effect/client"
-import type { EraResolver, InputFulfiller, PromiseClient } from "@mcp-effect/client"
+import type { EraResolver, InputFulfiller, McpPinning, PromiseClient } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
@@ -43,6 +43,12 @@ export type Pending =
     readonly seq: number
     readonly params: InputFulfiller.ElicitParams
     readonly answer: (result: InputFulfiller.ElicitResult) => void
+  }
+  | {
+    readonly kind: "pin"
+    readonly seq: number
+    readonly change: McpPinning.ToolChange
+    readonly answer: (decision: McpPinning.Decision) => void
   }
   | {
     readonly kind: "sampling"
@@ -238,6 +244,21 @@ const clientOptions = (server: Server): McpClient.ClientOptions => ({
     changed()
   },
   skills: true,
+  // Pinned for the page's life under a scope the server cannot choose (what it was started as, or its URL); a
+  // tool whose definition changes is put in front of the person, who approves it or keeps it quarantined.
+  pinning: {
+    scope: `inspector:${server.label}`,
+    onChanged: (change) =>
+      new Promise<McpPinning.Decision>((resolve) => {
+        const item: Pending = { kind: "pin", seq: ++seq, change, answer: (decision) => {
+          server.pending = server.pending.filter((p) => p !== item)
+          changed()
+          resolve(decision)
+        } }
+        server.pending = [...server.pending, item]
+        changed()
+      })
+  },
   onTaskCreated: (task) =>
     Effect.sync(() => {
       push(server.tasks, { taskId: task.taskId, method: task.method, statuses: [] })

@@ -134,7 +134,21 @@ export const Result = ({ result, hasOutputSchema }: { result: CallToolResult; ha
 )
 
 /** An elicitation or a sampling request of the server, answered here by the person. */
+/** A pinned tool whose definition changed: what changed, and the person's decision. */
+const PinChange = ({ item }: { item: Extract<Pending, { kind: "pin" }> }) => (
+  <div class="pending" data-testid="pin-change" data-name={item.change.name}>
+    <div class="row"><span class="badge warn">quarantined</span> <b>{item.change.name}</b> changed since it was pinned</div>
+    <ul>{item.change.changes.map((line) => <li key={line}>{line}</li>)}</ul>
+    <details><summary>the definition the server offers now</summary><pre>{JSON.stringify(item.change.tool, null, 2)}</pre></details>
+    <div class="row">
+      <button class="primary" type="button" data-testid="pin-approve" onClick={() => item.answer("approve")}>Approve the new definition</button>
+      <button type="button" data-testid="pin-quarantine" onClick={() => item.answer("quarantine")}>Keep it quarantined</button>
+    </div>
+  </div>
+)
+
 export const PendingRequest = ({ item }: { item: Pending }) => {
+  if (item.kind === "pin") return <PinChange item={item} />
   if (item.kind === "elicitation") {
     const params = item.params as unknown as Readonly<Record<string, unknown>>
     const url = typeof params["url"] === "string" ? params["url"] : undefined
@@ -262,12 +276,12 @@ const ToolPanel = ({ server, tool }: { server: Server; tool: Tool }) => {
               </div>
             </div>
           ) : null}
-          {server.pending.map((item) => <PendingRequest item={item} key={item.seq} />)}
+          {server.pending.filter((item) => item.kind !== "pin").map((item) => <PendingRequest item={item} key={item.seq} />)}
           {run.result === undefined ? null : <Result result={run.result} hasOutputSchema={tool.outputSchema !== undefined} />}
           {run.error === undefined ? null : <div class="error-text">{run.error}</div>}
         </div>
       )}
-      {run === undefined && server.pending.length > 0 ? server.pending.map((item) => <PendingRequest item={item} key={item.seq} />) : null}
+      {run === undefined ? server.pending.filter((item) => item.kind !== "pin").map((item) => <PendingRequest item={item} key={item.seq} />) : null}
     </div>
   )
 }
@@ -277,20 +291,27 @@ export const ToolsView = ({ server }: { server: Server }) => {
   const [error, setError] = useState<string | undefined>(undefined)
   const [query, setQuery] = useState("")
   const [selected, setSelected] = useState<string | undefined>(undefined)
+  const [refreshed, setRefreshed] = useState(0)
   useEffect(() => {
     setTools(undefined)
-    server.client?.listTools().then(setTools, (e: unknown) => setError(String(e)))
-  }, [server.client])
+    server.client?.listTools({ refresh: refreshed > 0 }).then(setTools, (e: unknown) => setError(String(e)))
+  }, [server.client, refreshed])
+  const pins = server.pending.filter((item) => item.kind === "pin").map((item) => <PendingRequest item={item} key={item.seq} />)
   const shown = useMemo(
     () => (tools ?? []).filter((t) => `${t.name} ${t.title ?? ""} ${t.description ?? ""}`.toLowerCase().includes(query.toLowerCase())),
     [tools, query]
   )
   const tool = tools?.find((t) => t.name === selected)
   if (error !== undefined) return <div class="error-text">{error}</div>
-  if (tools === undefined) return <div class="empty">listing tools…</div>
+  if (tools === undefined) return <div>{pins}<div class="empty">listing tools…</div></div>
   return (
     <div class="split">
       <div class="list">
+        {pins}
+        <div class="row" style={{ flexWrap: "nowrap" }}>
+          <button type="button" data-testid="refresh-tools" title="list the tools again (and check them against their pins)"
+            onClick={() => setRefreshed((n) => n + 1)}>Refresh</button>
+        </div>
         <input type="search" placeholder={`Search ${tools.length} tools`} aria-label="search tools" value={query}
           onInput={(e) => setQuery(e.currentTarget.value)} data-testid="tool-search" />
         {shown.map((t) => (
