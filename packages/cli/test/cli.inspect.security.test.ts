@@ -137,6 +137,18 @@ describe("mcp-effect inspect: the relay is locked", () => {
   })
 })
 
+describe("mcp-effect inspect: the browser", () => {
+  it("is opened on the page's URL ($BROWSER)", async () => {
+    const opened = path.join(dir, "opened")
+    const browser = path.join(dir, "browser.sh")
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" >> ${JSON.stringify(opened)}\n`, { mode: 0o755 })
+    const withBrowser = await startInspector([], { BROWSER: browser }, true)
+    for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 25))
+    await withBrowser.stop()
+    assert.strictEqual(readFileSync(opened, "utf8"), withBrowser.url)
+  })
+})
+
 describe("mcp-effect inspect: --host", () => {
   it("a non-loopback --host without --allow-remote is a usage error (exit 2), nothing listens", async () => {
     const ran = await Effect.runPromise(run(["inspect", "--no-open", "--host", "0.0.0.0"], { env: { BROWSER: "none" } }))

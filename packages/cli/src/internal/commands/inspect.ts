@@ -57,11 +57,11 @@ const usage = (message: string) => new UsageError({ message })
 /** Every valid entry of the configuration file, if there is one (none: servers are picked in the page). */
 const configEntries = (config: Option.Option<string>) =>
   Effect.gen(function*() {
-    const path = Option.getOrUndefined(config) ?? (() => {
-      const found = discover()
-      return found === undefined ? undefined : shown(found)
-    })()
+    const found = Option.isSome(config) ? undefined : discover()
+    const path = Option.getOrUndefined(config) ?? (found === undefined ? undefined : shown(found))
     if (path === undefined) return []
+    // As every command says which editor's or app's file it read (on stderr: stdout is the one line).
+    if (found?.announce === true) yield* Effect.sync(() => process.stderr.write(`mcp-effect: using ${path} (${found.app})\n`))
     const answers = yield* inputs.ask(path, "every")
     const entries = yield* McpConfig.readEntries(path, answers === undefined ? undefined : { inputs: answers }).pipe(
       Effect.mapError((e) => usage(e.message))
