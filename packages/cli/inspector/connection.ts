@@ -9,12 +9,13 @@
  *
  * Elicitation and sampling requests wait in `pending` until the person answers them in the page.
  */
-import { McpClient, McpPromise, McpTransport } from "@mcp-effect/client"
+import { BrowserMcpAuth, McpAuth, McpClient, McpPromise, McpTransport } from "@mcp-effect/client"
 import type { EraResolver, InputFulfiller, McpPinning, PromiseClient } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import { api, token, type Target } from "./api.js"
+import { addStep, settle } from "./netlog.js"
 import { changed } from "./store.js"
 
 export type Status = "connecting" | "connected" | "error"
@@ -43,6 +44,14 @@ export type Pending =
     readonly seq: number
     readonly params: InputFulfiller.ElicitParams
     readonly answer: (result: InputFulfiller.ElicitResult) => void
+  }
+  | {
+    readonly kind: "sign-in"
+    readonly seq: number
+    readonly url: URL
+    /** Opens the authorization page (from the person's click: a sign-in window needs one). */
+    readonly open: () => void
+    readonly cancel: () => void
   }
   | {
     readonly kind: "pin"
@@ -300,9 +309,50 @@ const connectWith = async (server: Server, transport: Layer.Layer<McpTransport.M
   }
 }
 
-const httpTransport = (url: string, relayTarget: string | undefined) =>
+/**
+ * OAuth for a server reached from the page: registered as "mcp-effect inspector", redirected to the inspector's
+ * `/oauth/callback`, tokens kept in this tab's session storage. The sign-in window opens from the person's
+ * click on the prompt shown with the server (`authorize` in the Auth view).
+ */
+const authOptions = (server: Server): McpAuth.AuthOptions => ({
+  clientName: "mcp-effect inspector",
+  redirectUrl: new URL("/oauth/callback", location.href).href,
+  tokenStorage: sessionStorage,
+  onAuthorize: (url) =>
+    new Promise<string>((resolve, reject) => {
+      const step = addStep("authorize", `${url.origin}${url.pathname}`, "running", "waiting for the person to sign in")
+      const done = () => {
+        server.pending = server.pending.filter((p) => p !== item)
+        changed()
+      }
+      const item: Pending = {
+        kind: "sign-in",
+        seq: ++seq,
+        url,
+        open: () => {
+          done()
+          BrowserMcpAuth.popup()(url).then((redirected) => {
+            settle(step, "ok", "signed in: the authorization server redirected back")
+            resolve(redirected)
+          }, (error: unknown) => {
+            settle(step, "error", messageOf(error))
+            reject(error)
+          })
+        },
+        cancel: () => {
+          done()
+          settle(step, "error", "the person did not sign in")
+          reject(new Error("sign-in cancelled in the inspector"))
+        }
+      }
+      server.pending = [...server.pending, item]
+      changed()
+    })
+})
+
+const httpTransport = (url: string, relayTarget: string | undefined, server: Server) =>
   relayTarget === undefined
-    ? McpTransport.layerHttp({ url }).pipe(Layer.provide(FetchHttpClient.layer))
+    ? McpAuth.layerHttp({ url }).pipe(Layer.provide(McpAuth.layer(authOptions(server))), Layer.provide(FetchHttpClient.layer))
     : McpTransport.layerHttp({
       url: new URL("/api/http", location.href).href,
       headers: { "x-inspector-token": token, "x-inspector-target": relayTarget }
@@ -336,17 +386,17 @@ export const connect = (source: Source): Server => {
     if (source._tag === "Target" && source.target.relayOnly === true) {
       server.via = "relay"
       server.note = "through the inspector: the entry's headers stay in the command"
-      return connectWith(server, httpTransport(url, relayTarget))
+      return connectWith(server, httpTransport(url, relayTarget, server))
     }
     try {
       server.via = "direct"
-      return await connectWith(server, httpTransport(url, undefined))
+      return await connectWith(server, httpTransport(url, undefined, server))
     } catch (error) {
       if (!unreachable(error)) throw error
       server.via = "relay"
       server.note = "the server's CORS refused this page (or it could not be reached from it): through the inspector's relay"
       changed()
-      return connectWith(server, httpTransport(url, relayTarget))
+      return connectWith(server, httpTransport(url, relayTarget, server))
     }
   }
   attempt().then((client) => {

@@ -1,8 +1,11 @@
 /**
  * The inspector's page: the servers on the left (those of the command line, and any added here), the
  * selected server's views as tabs on the right. Keyboard: Tab moves through everything; in the tab bar the
- * arrow keys move between tabs; Alt+1..9 picks a tab.
+ * arrow keys move between tabs; Alt+1..9 picks one of the first nine tabs.
  */
+// First: it wraps the page's fetch to record the OAuth steps (see the Auth view).
+import "./netlog.js"
+import { BrowserMcpAuth } from "@mcp-effect/client"
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { offer } from "./api.js"
@@ -11,9 +14,9 @@ import { connect, disconnect, type Server } from "./connection.js"
 import { changed, useStore } from "./store.js"
 import { css } from "./style.js"
 import { ToolsView } from "./tools.js"
-import { LogsView, PromptsView, ProtocolView, ResourcesView, ServersView, SkillsView, Status, TasksView } from "./views.js"
+import { AuthView, LogsView, PromptsView, ProtocolView, ResourcesView, ServersView, SignIn, SkillsView, Status, TasksView } from "./views.js"
 
-const TABS = ["servers", "tools", "resources", "prompts", "tasks", "skills", "apps", "logs", "protocol"] as const
+const TABS = ["servers", "tools", "resources", "prompts", "tasks", "skills", "apps", "logs", "protocol", "auth"] as const
 type Tab = typeof TABS[number]
 
 const servers: Array<Server> = []
@@ -61,6 +64,7 @@ const Tabs = ({ tab, setTab }: { tab: Tab; setTab: (tab: Tab) => void }) => (
 
 const View = ({ tab, server }: { tab: Tab; server: Server | undefined }) => {
   if (tab === "servers") return <ServersView servers={servers} />
+  if (tab === "auth") return <AuthView />
   if (server === undefined) return <div class="empty">No server selected.</div>
   if (tab === "protocol") return <ProtocolView server={server} />
   if (tab === "logs") return <LogsView server={server} />
@@ -122,14 +126,20 @@ const App = () => {
       </aside>
       <main>
         <Tabs tab={tab} setTab={setTab} />
-        <div class="content" role="tabpanel"><View tab={tab} server={server} /></div>
+        <div class="content" role="tabpanel">
+          {servers.map((s) => <SignIn server={s} key={s.key} />)}
+          <View tab={tab} server={server} />
+        </div>
       </main>
     </div>
   )
 }
 
+// The sign-in window's redirect page: hand the answer to the page that opened it, and close.
+if (location.pathname === "/oauth/callback") BrowserMcpAuth.completeSignIn()
+
 const style = document.createElement("style")
 style.textContent = css
 document.head.append(style)
 const root = document.getElementById("app")
-if (root !== null) render(<App />, root)
+if (root !== null && location.pathname !== "/oauth/callback") render(<App />, root)

@@ -149,6 +149,8 @@ const PinChange = ({ item }: { item: Extract<Pending, { kind: "pin" }> }) => (
 
 export const PendingRequest = ({ item }: { item: Pending }) => {
   if (item.kind === "pin") return <PinChange item={item} />
+  // A sign-in is shown with its server, above every view.
+  if (item.kind === "sign-in") return null
   if (item.kind === "elicitation") {
     const params = item.params as unknown as Readonly<Record<string, unknown>>
     const url = typeof params["url"] === "string" ? params["url"] : undefined
@@ -276,12 +278,12 @@ const ToolPanel = ({ server, tool }: { server: Server; tool: Tool }) => {
               </div>
             </div>
           ) : null}
-          {server.pending.filter((item) => item.kind !== "pin").map((item) => <PendingRequest item={item} key={item.seq} />)}
+          {server.pending.filter((item) => item.kind === "elicitation" || item.kind === "sampling").map((item) => <PendingRequest item={item} key={item.seq} />)}
           {run.result === undefined ? null : <Result result={run.result} hasOutputSchema={tool.outputSchema !== undefined} />}
           {run.error === undefined ? null : <div class="error-text">{run.error}</div>}
         </div>
       )}
-      {run === undefined ? server.pending.filter((item) => item.kind !== "pin").map((item) => <PendingRequest item={item} key={item.seq} />) : null}
+      {run === undefined ? server.pending.filter((item) => item.kind === "elicitation" || item.kind === "sampling").map((item) => <PendingRequest item={item} key={item.seq} />) : null}
     </div>
   )
 }

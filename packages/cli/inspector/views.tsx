@@ -4,6 +4,8 @@
 import type { GetPromptResult, McpSkills, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
 import { useEffect, useState } from "preact/hooks"
 import type { Message, Server } from "./connection.js"
+import { onStep, steps } from "./netlog.js"
+import { changed } from "./store.js"
 import { type Completer, readForm, SchemaInput } from "./tools.js"
 
 const messageOf = (error: unknown): string =>
@@ -215,6 +217,40 @@ export const SkillsView = ({ server }: { server: Server }) => {
     </div>
   )
 }
+
+export const AuthView = () => {
+  useEffect(() => onStep(changed), [])
+  return steps.length === 0 ? <div class="empty">No sign-in yet: a server that asks for one shows each OAuth step here.</div> : (
+    <div class="group">
+      {steps.map((step) => (
+        <div class="msg" style={{ gridTemplateColumns: "200px 80px 1fr 90px", cursor: "default" }} data-testid="auth-step"
+          data-step={step.step} data-status={step.status} key={step.seq}>
+          <b>{step.step}</b>
+          <span class={step.status === "error" ? "error-text" : "muted"}>{step.status}</span>
+          <span style={{ overflowWrap: "anywhere" }}>{step.url}<br /><span class="muted">{step.detail}</span></span>
+          <span class="time">{new Date(step.at).toLocaleTimeString()}</span>
+        </div>
+      ))}
+    </div>
+  )
+}
+
+/** A server asking for a sign-in: the button that opens the authorization page (a window needs a click). */
+export const SignIn = ({ server }: { server: Server }) => (
+  <div>
+    {server.pending.map((item) =>
+      item.kind !== "sign-in" ? null : (
+        <div class="pending" data-testid="sign-in" key={item.seq}>
+          <div class="row"><span class="badge warn">sign-in</span> <b>{server.label}</b> asks you to sign in at {item.url.origin}</div>
+          <div class="row" style={{ marginTop: "8px" }}>
+            <button class="primary" type="button" data-testid="sign-in-open" onClick={item.open}>Sign in</button>
+            <button type="button" onClick={item.cancel}>Not now</button>
+          </div>
+        </div>
+      )
+    )}
+  </div>
+)
 
 export const LogsView = ({ server }: { server: Server }) =>
   server.logs.length === 0 ? <div class="empty">No log message yet (the inspector asks for level debug).</div> : (

@@ -8,6 +8,8 @@ import { spawn } from "node:child_process"
 import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
+import { createServer } from "node:net"
 import { corsProxy } from "./fixtures/corsProxy.js"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -307,6 +309,42 @@ describe("mcp-effect inspect: pinning (a server that rewrites its tools while it
     } finally {
       await page.close()
       rmSync(dir, { recursive: true, force: true })
+    }
+  }, 90_000)
+})
+
+/** A port free right now on 127.0.0.1 (the OAuth server's CORS must name the inspector's origin before it starts). */
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+describe("mcp-effect inspect: an OAuth-protected server (oidc-provider)", () => {
+  it("signs in from the page (registration, authorize, token), each step in the Auth view, then calls", async () => {
+    const port = await freePort()
+    const oauth = await startOAuthProtected({ cors: { origin: `http://127.0.0.1:${port}` } })
+    stops.push(() => void oauth.close())
+    const { page } = await open(["--url", oauth.mcpUrl, "--port", String(port)])
+    try {
+      const signIn = page.locator("[data-testid=sign-in]")
+      await signIn.waitFor({ timeout: 30_000 })
+      // The sign-in window opens from the person's click; oidc-provider approves at once and redirects back.
+      await signIn.locator("[data-testid=sign-in-open]").click()
+      await page.locator("[data-testid=connection-status][data-status=connected][data-via=direct]").waitFor({ timeout: 30_000 })
+      await tab(page, "auth")
+      for (const step of ["challenge", "resource-metadata", "authorization-server-metadata", "registration", "authorize", "token"]) {
+        await page.locator(`[data-testid=auth-step][data-step=${step}][data-status=ok]`).first().waitFor()
+      }
+      assert.strictEqual(await page.locator("[data-testid=auth-step][data-status=error]").count(), 0)
+      assert.strictEqual(oauth.counts.registrations, 1)
+      const result = await callTool(page, "whoami")
+      await result.and(page.locator("[data-status=ok]")).waitFor()
+    } finally {
+      await page.close()
     }
   }, 90_000)
 })

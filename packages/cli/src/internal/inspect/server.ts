@@ -236,7 +236,8 @@ export const serve = (
       const verdict = check({ url: request.url ?? "/", headers: request.headers }, options.token, hosts)
       if (!verdict.ok) return json(response, verdict.status, { error: verdict.reason })
       const path = (request.url ?? "/").split("?")[0] ?? "/"
-      if (request.method === "GET" && (path === "/" || path === "/index.html")) {
+      // `/oauth/callback`: the sign-in window's redirect page (the same page, which hands the answer back).
+      if (request.method === "GET" && (path === "/" || path === "/index.html" || path === "/oauth/callback")) {
         response.setHeader("content-security-policy", CSP)
         response.setHeader("referrer-policy", "no-referrer")
         return send(response, 200, options.page.html, "text/html; charset=utf-8")
