@@ -269,6 +269,22 @@ describe("mcp-effect inspect: the configuration file", () => {
     await page.close()
   }, 90_000)
 
+  it("a command typed in the page that cannot start: the server's entry says why", async () => {
+    const empty = path.join(dir, "empty.json")
+    writeFileSync(empty, JSON.stringify({ mcpServers: {} }))
+    const { page } = await open(["-c", empty])
+    await page.locator("[data-testid=add-server]").fill("no-such-command-xyz --flag")
+    await page.locator("[data-testid=add-server]").press("Enter")
+    await page.locator("[data-testid=connection-status][data-status=error]").waitFor({ timeout: 30_000 })
+    await tab(page, "servers")
+    assert.include(await page.locator("[data-testid=server-card]").innerText(), "spawn no-such-command-xyz ENOENT")
+    // A command that does start, typed the same way, connects beside it.
+    await page.locator("[data-testid=add-server]").fill(`${process.execPath} ${everything}`)
+    await page.locator("[data-testid=add-server]").press("Enter")
+    await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })
+    await page.close()
+  }, 90_000)
+
   it("--server NAME: that entry only", async () => {
     const { page } = await open(["-c", config, "--server", "skills"])
     await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })

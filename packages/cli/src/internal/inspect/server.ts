@@ -5,7 +5,9 @@
  */
 import { McpApps } from "@mcp-effect/client"
 import type { McpConfig } from "@mcp-effect/client/node"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import { gzipSync } from "node:zlib"
@@ -193,7 +195,11 @@ export const serve = (
           if (exit._tag === "Success") {
             sessions.set(id, exit.value)
             json(response, 201, { session: id })
-          } else json(response, 502, { error: "the server could not be started" })
+          } else {
+            // The transport's own words (a server's secrets already kept out of them).
+            const reason = Option.getOrElse(Cause.findErrorOption(exit.cause), () => "interrupted")
+            json(response, 502, { error: `the server could not be started: ${reason}` })
+          }
         })
       }, (error: Error) => json(response, 400, { error: error.message }))
 
@@ -272,7 +278,7 @@ export const serve = (
 
     const server = createServer((request, response) => route(request, response))
     const sandbox = createServer(sandboxRoute(() => [...hosts].map((h) => `http://${h}`), () => sandboxHosts))
-    // Every relayed server is stopped before the sockets close.
+    // Every relayed server is stopped when the inspector stops (each also lives in a scope of this one).
     yield* Effect.addFinalizer(() =>
       Effect.forEach([...sessions.values()], (session) => session.close, { concurrency: "unbounded", discard: true }).pipe(
         Effect.andThen(Effect.sync(() => sessions.clear()))
