@@ -142,6 +142,20 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.include(await result.innerText(), "Ada")
   })
 
+  it("declines an elicitation, rejects a sampling request: the server hears each answer", async () => {
+    const declined = await callTool(page, "trigger-elicitation-request")
+    await declined.locator("[data-testid=elicitation] [data-testid=decline]").click()
+    await declined.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await declined.innerText(), "User declined")
+    const rejected = await callTool(page, "trigger-sampling-request", { prompt: "say hi" })
+    await rejected.locator("[data-testid=sampling] [data-testid=reject]").click()
+    // The server's call fails with the refusal it got (it has no answer to give).
+    await rejected.and(page.locator("[data-status=error]")).waitFor()
+    await tab(page, "protocol")
+    const refusal = page.locator("[data-testid=message][data-direction=out]", { hasText: "error" })
+    await refusal.first().waitFor()
+  })
+
   it("answers a sampling request by hand", async () => {
     const result = await callTool(page, "trigger-sampling-request", { prompt: "say hi" })
     const sampling = result.locator("[data-testid=sampling]")
