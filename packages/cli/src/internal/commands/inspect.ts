@@ -73,9 +73,12 @@ const configEntries = (config: Option.Option<string>) =>
 const entriesOf = (options: Options, tail: ReadonlyArray<string> | undefined) => {
   const named = Option.isSome(options.stdio) || Option.isSome(options.url) || Option.isSome(options.server) ||
     tail !== undefined
-  return named
-    ? Effect.map(target.resolve({ ...options, tail }), (entry) => [entry])
-    : configEntries(options.config)
+  if (!named) return configEntries(options.config)
+  // A server of the command line (not a configuration's entry) is named as it was given: its URL or command.
+  const fromLine = Option.isNone(options.server)
+  return Effect.map(target.resolve({ ...options, tail }), (entry) => [
+    !fromLine ? entry : { ...entry, name: entry.transport === "http" ? entry.url : [entry.command, ...entry.args].join(" ") }
+  ])
 }
 
 /** The URL's host part for an address. */
