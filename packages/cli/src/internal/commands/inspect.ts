@@ -25,7 +25,11 @@ import * as target from "../session/target.js"
 
 const flags = {
   config: shared.config,
-  server: shared.server,
+  server: Flag.String("server").pipe(
+    Flag.withAlias("s"),
+    Flag.withDescription("the entry of the configuration to open (default: every entry, side by side)"),
+    Flag.optional
+  ),
   stdio: shared.stdio,
   url: shared.url,
   header: shared.header,
@@ -106,6 +110,6 @@ export const inspect = Command.make("inspect", flags, (options) =>
     return yield* Effect.never
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
-      "a web inspector (the client runs in the page): servers side by side, tools, resources, prompts, every message"
+      "a web inspector in your browser, its MCP client in the page (prints its URL; Ctrl-C ends it)"
     )
   )
