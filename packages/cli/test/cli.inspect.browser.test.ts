@@ -12,7 +12,7 @@ import { startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 import { createServer } from "node:net"
 import { corsProxy } from "./fixtures/corsProxy.js"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { everything, official } from "./fixtures/run.js"
@@ -219,6 +219,21 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     await page.locator("[data-testid=message][data-direction=out][data-method=initialize]").waitFor()
     await page.locator("[data-testid=message][data-direction=out][data-method='tools/call']").first().waitFor()
     assert.isAbove(await page.locator("[data-testid=message][data-direction=in]").count(), 3)
+  })
+
+  it("exports the messages as NDJSON, one per line, both ways", async () => {
+    await tab(page, "protocol")
+    const shown = page.locator("[data-testid=message]")
+    const before = await shown.count()
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("[data-testid=export]").click()])
+    const file = await download.path()
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { direction: string; message: { method?: string } })
+    // Every message shown (and any that came while the file was written).
+    assert.isAtLeast(lines.length, before)
+    assert.isAtMost(lines.length, await shown.count())
+    assert.strictEqual(lines[0]?.direction, "out")
+    assert.isTrue(lines.some((line) => line.direction === "in"))
+    assert.isTrue(lines.some((line) => line.message.method === "initialize"))
   })
 })
 
