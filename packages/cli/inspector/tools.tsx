@@ -3,9 +3,11 @@
  * cancel, the result rendered (text, image, audio, resource links, embedded resources, `structuredContent`),
  * and the server's elicitation and sampling requests answered inline under the call.
  */
-import type { CallToolResult, Tool } from "@mcp-effect/client"
+import type { CallToolResult, InputFulfiller, Tool } from "@mcp-effect/client"
 import { useEffect, useMemo, useState } from "preact/hooks"
 import type { Pending, Server } from "./connection.js"
+import * as model from "./model.js"
+import { settings } from "./model.js"
 import { changed } from "./store.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -147,6 +149,40 @@ const PinChange = ({ item }: { item: Extract<Pending, { kind: "pin" }> }) => (
   </div>
 )
 
+/** Ask a model (an OpenAI-compatible endpoint the person gives) for a draft of the answer. */
+const ModelDraft = ({ params }: { params: InputFulfiller.CreateMessageParams }) => {
+  const [status, setStatus] = useState<string>("")
+  const draft = (button: HTMLButtonElement) => {
+    const form = button.form
+    if (form === null) return
+    const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? ""
+    settings.baseUrl = value("model-base")
+    settings.key = value("model-key")
+    settings.model = value("model-id")
+    setStatus("asking the model…")
+    model.ask(params).then((text) => {
+      const answer = form.elements.namedItem("text") as HTMLTextAreaElement | null
+      const name = form.elements.namedItem("model") as HTMLInputElement | null
+      if (answer !== null) answer.value = text
+      if (name !== null) name.value = settings.model
+      setStatus("the model's draft is below: edit it, then Send")
+    }, (error: unknown) => setStatus(error instanceof Error ? error.message : String(error)))
+  }
+  return (
+    <details>
+      <summary>Draft the answer with a model</summary>
+      <div class="row" style={{ flexWrap: "nowrap", marginTop: "6px" }}>
+        <input name="model-base" aria-label="OpenAI-compatible endpoint" defaultValue={settings.baseUrl} />
+        <input name="model-id" aria-label="model" defaultValue={settings.model} style={{ maxWidth: "160px" }} />
+        <input name="model-key" type="password" aria-label="API key (kept in this page's memory only)" placeholder="API key"
+          defaultValue={settings.key} autoComplete="off" style={{ maxWidth: "200px" }} />
+        <button type="button" data-testid="sample-model" onClick={(e) => draft(e.currentTarget)}>Ask</button>
+      </div>
+      <div class="muted" data-testid="model-status">{status}</div>
+    </details>
+  )
+}
+
 export const PendingRequest = ({ item }: { item: Pending }) => {
   if (item.kind === "pin") return <PinChange item={item} />
   // A sign-in is shown with its server, above every view.
@@ -185,8 +221,9 @@ export const PendingRequest = ({ item }: { item: Pending }) => {
     }}>
       <div class="row"><span class="badge warn">sampling</span> the server asks for a model's answer</div>
       <pre>{JSON.stringify(params["messages"], null, 2)}</pre>
+      <ModelDraft params={item.params} />
       <div class="field"><label for="sampling-text">Answer</label><textarea id="sampling-text" name="text" rows={3} /></div>
-      <div class="field"><label for="sampling-model">Model name</label><input id="sampling-model" name="model" value="inspector (by hand)" /></div>
+      <div class="field"><label for="sampling-model">Model name</label><input id="sampling-model" name="model" defaultValue="inspector (by hand)" /></div>
       <div class="row">
         <button class="primary" type="submit" data-testid="send">Send</button>
         <button type="button" data-testid="reject" onClick={() => item.answer(undefined)}>Reject</button>

@@ -9,6 +9,7 @@ import { chromium } from "playwright-core"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
+import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
 import { corsProxy } from "./fixtures/corsProxy.js"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
@@ -154,6 +155,45 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     await tab(page, "protocol")
     const refusal = page.locator("[data-testid=message][data-direction=out]", { hasText: "error" })
     await refusal.first().waitFor()
+  })
+
+  it("drafts a sampling answer with a model the person gives (an OpenAI-compatible endpoint), then sends it", async () => {
+    const seen: Array<{ authorization: string | undefined; body: string }> = []
+    const endpoint = createHttpServer((req, res) => {
+      res.setHeader("Access-Control-Allow-Origin", "*")
+      if (req.method === "OPTIONS") {
+        res.writeHead(204, { "Access-Control-Allow-Headers": "authorization, content-type", "Access-Control-Allow-Methods": "POST" })
+        return res.end()
+      }
+      let body = ""
+      req.on("data", (chunk: Buffer) => void (body += chunk.toString()))
+      req.on("end", () => {
+        seen.push({ authorization: req.headers.authorization, body })
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "a model's answer" } }] }))
+      })
+    })
+    await new Promise<void>((done) => endpoint.listen(0, "127.0.0.1", done))
+    stops.push(() => void endpoint.close())
+    const address = endpoint.address()
+    const base = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1`
+    const result = await callTool(page, "trigger-sampling-request", { prompt: "say hi" })
+    const sampling = result.locator("[data-testid=sampling]")
+    await sampling.locator("summary").click()
+    await sampling.locator("[name=model-base]").fill(base)
+    await sampling.locator("[name=model-key]").fill("test-key-123456")
+    await sampling.locator("[name=model-id]").fill("test-model")
+    await sampling.locator("[data-testid=sample-model]").click()
+    await sampling.locator("[data-testid=model-status]").getByText("draft").waitFor()
+    assert.strictEqual(await sampling.locator("[name=text]").inputValue(), "a model's answer")
+    assert.strictEqual(seen[0]?.authorization, "Bearer test-key-123456")
+    assert.include(seen[0]?.body ?? "", "say hi")
+    assert.include(seen[0]?.body ?? "", "test-model")
+    // Nothing reached the server before the person sent it.
+    assert.strictEqual(await result.getAttribute("data-status"), "running")
+    await sampling.locator("[data-testid=send]").click()
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "a model's answer")
   })
 
   it("answers a sampling request by hand", async () => {
