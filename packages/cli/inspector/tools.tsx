@@ -192,12 +192,18 @@ export const PendingRequest = ({ item }: { item: Pending }) => {
     const url = typeof params["url"] === "string" ? params["url"] : undefined
     const schema = params["requestedSchema"]
     return (
-      <form class="pending" data-testid="elicitation" onSubmit={(e) => {
+      <form class="pending" data-testid="elicitation" data-mode={url === undefined ? "form" : "url"} onSubmit={(e) => {
         e.preventDefault()
-        item.answer({ action: "accept", content: readForm(e.currentTarget) as Record<string, string> })
+        if (url === undefined) return item.answer({ action: "accept", content: readForm(e.currentTarget) as Record<string, string> })
+        // URL mode: accepting is agreeing to open the link (from this click), and no content goes back.
+        window.open(url, "_blank", "noopener,noreferrer")
+        item.answer({ action: "accept" })
       }}>
         <div class="row"><span class="badge warn">elicitation{url === undefined ? "" : " · URL"}</span> {String(params["message"] ?? "")}</div>
-        {url === undefined ? null : <p><a href={url} target="_blank" rel="noopener noreferrer">{url}</a></p>}
+        {url === undefined ? null : (
+          <p>The server asks you to open <b data-testid="elicitation-site">{URL.canParse(url) ? new URL(url).host : url}</b>:{" "}
+            <code style={{ overflowWrap: "anywhere" }}>{url}</code>. Accept opens it in a new tab.</p>
+        )}
         {propertiesOf(schema).map(([name, s]) => <SchemaInput name={name} schema={s} required={requiredOf(schema).includes(name)} key={name} />)}
         <div class="row">
           <button class="primary" type="submit" data-testid="accept">Accept</button>

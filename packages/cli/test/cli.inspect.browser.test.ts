@@ -143,6 +143,21 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.include(await result.innerText(), "Ada")
   })
 
+  it("a URL elicitation: the site is shown, Accept opens the link and answers accept", async () => {
+    const link = "http://127.0.0.1:9/finish-sign-up"
+    const result = await callTool(page, "trigger-url-elicitation", { url: link })
+    const elicitation = result.locator("[data-testid=elicitation][data-mode=url]")
+    await elicitation.waitFor()
+    assert.strictEqual(await elicitation.locator("[data-testid=elicitation-site]").innerText(), "127.0.0.1:9")
+    const [opened] = await Promise.all([page.context().waitForEvent("page"), elicitation.locator("[data-testid=accept]").click()])
+    await opened.close()
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    await tab(page, "protocol")
+    const answers = page.locator("[data-testid=message][data-direction=out]").filter({ hasText: "result" })
+    await answers.last().click()
+    assert.include(await page.locator("pre").last().innerText(), "\"action\": \"accept\"")
+  })
+
   it("declines an elicitation, rejects a sampling request: the server hears each answer", async () => {
     const declined = await callTool(page, "trigger-elicitation-request")
     await declined.locator("[data-testid=elicitation] [data-testid=decline]").click()
