@@ -136,6 +136,10 @@ export const Result = ({ result, hasOutputSchema }: { result: CallToolResult; ha
 )
 
 /** An elicitation or a sampling request of the server, answered here by the person. */
+/** Whether a link the server gives is one a browser may open for it: http or https only. */
+const isWebLink = (url: string): boolean =>
+  URL.canParse(url) && (new URL(url).protocol === "https:" || new URL(url).protocol === "http:")
+
 /** A pinned tool whose definition changed: what changed, and the person's decision. */
 const PinChange = ({ item }: { item: Extract<Pending, { kind: "pin" }> }) => (
   <div class="pending" data-testid="pin-change" data-name={item.change.name}>
@@ -195,14 +199,17 @@ export const PendingRequest = ({ item }: { item: Pending }) => {
       <form class="pending" data-testid="elicitation" data-mode={url === undefined ? "form" : "url"} onSubmit={(e) => {
         e.preventDefault()
         if (url === undefined) return item.answer({ action: "accept", content: readForm(e.currentTarget) as Record<string, string> })
-        // URL mode: accepting is agreeing to open the link (from this click), and no content goes back.
+        // URL mode: accepting is agreeing to open the link (from this click), and no content goes back. Only an
+        // http(s) link is ever opened (a `javascript:` or `data:` one would run in a page of ours).
+        if (!isWebLink(url)) return item.answer({ action: "decline" })
         window.open(url, "_blank", "noopener,noreferrer")
         item.answer({ action: "accept" })
       }}>
         <div class="row"><span class="badge warn">elicitation{url === undefined ? "" : " · URL"}</span> {String(params["message"] ?? "")}</div>
         {url === undefined ? null : (
           <p>The server asks you to open <b data-testid="elicitation-site">{URL.canParse(url) ? new URL(url).host : url}</b>:{" "}
-            <code style={{ overflowWrap: "anywhere" }}>{url}</code>. Accept opens it in a new tab.</p>
+            <code style={{ overflowWrap: "anywhere" }}>{url}</code>.{" "}
+            {isWebLink(url) ? "Accept opens it in a new tab." : <b class="error-text">It is not an http(s) link: it is never opened.</b>}</p>
         )}
         {propertiesOf(schema).map(([name, s]) => <SchemaInput name={name} schema={s} required={requiredOf(schema).includes(name)} key={name} />)}
         <div class="row">

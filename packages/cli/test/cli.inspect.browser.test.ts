@@ -158,6 +158,17 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.include(await page.locator("pre").last().innerText(), "\"action\": \"accept\"")
   })
 
+  it("a URL elicitation whose link is not http(s) is never opened: Accept declines", async () => {
+    const result = await callTool(page, "trigger-url-elicitation", { url: "javascript:window.pwned=1" })
+    const elicitation = result.locator("[data-testid=elicitation][data-mode=url]")
+    await elicitation.waitFor()
+    assert.include(await elicitation.innerText(), "never opened")
+    await elicitation.locator("[data-testid=accept]").click()
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "declined")
+    assert.isUndefined(await page.evaluate(() => (globalThis as { pwned?: number }).pwned))
+  })
+
   it("declines an elicitation, rejects a sampling request: the server hears each answer", async () => {
     const declined = await callTool(page, "trigger-elicitation-request")
     await declined.locator("[data-testid=elicitation] [data-testid=decline]").click()
@@ -445,6 +456,38 @@ describe("mcp-effect inspect: an OAuth-protected server (oidc-provider)", () => 
       await result.and(page.locator("[data-status=ok]")).waitFor()
     } finally {
       await page.close()
+    }
+  }, 90_000)
+})
+
+describe("mcp-effect inspect: a server's text is text", () => {
+  it("markup in a tool's name, description and schema is shown as written, never run", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-inspect-markup-"))
+    const state = path.join(dir, "state.json")
+    const evil = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>`
+    writeFileSync(state, JSON.stringify({
+      name: `server ${evil}`,
+      tools: [{
+        name: "markup",
+        description: `Reads. ${evil}`,
+        inputSchema: { type: "object", properties: { path: { type: "string", description: evil } } }
+      }]
+    }))
+    const hostile = path.resolve(path.dirname(official), "hostile-pins.js")
+    const { page } = await open(["--", process.execPath, hostile, "--state", state, "--calls", path.join(dir, "calls.txt")])
+    try {
+      await page.locator("[data-testid=connection-status][data-status=connected]").waitFor({ timeout: 30_000 })
+      await tab(page, "tools")
+      await page.locator("[data-testid=tool][data-name=markup]").click()
+      assert.include(await page.locator("[data-testid=tool][data-name=markup]").innerText(), "<img src=x")
+      assert.include(await page.locator("[data-testid=tool-form]").innerText(), "<script>")
+      await tab(page, "servers")
+      assert.include(await page.locator("[data-testid=server-card]").innerText(), "<img src=x")
+      assert.strictEqual(await page.locator("img[src=x], .content script").count(), 0)
+      assert.isUndefined(await page.evaluate(() => (globalThis as { pwned?: number }).pwned))
+    } finally {
+      await page.close()
+      rmSync(dir, { recursive: true, force: true })
     }
   }, 90_000)
 })
