@@ -62,7 +62,13 @@ const AppFrame = ({ server, tool }: { server: Server; tool: Tool }) => {
       </div>
       <div ref={container} class="app-container" />
       {error === undefined ? null : <div class="error-text">{error}</div>}
-      {links.map((url) => <div key={url}>link asked: <a href={url} target="_blank" rel="noopener noreferrer">{url}</a></div>)}
+      {links.map((url) => (
+        <div key={url} data-testid="app-link">
+          link asked:{" "}
+          {/* Only an http(s) link is clickable: a `javascript:` one would run in this page. */}
+          {/^https?:\/\//i.test(url) ? <a href={url} target="_blank" rel="noopener noreferrer">{url}</a> : <code>{url}</code>}
+        </div>
+      ))}
       {events.length === 0 ? null : (
         <div class="muted" style={{ fontSize: "12px" }}>
           {events.map((e, i) => <div key={i} data-testid="app-event" data-method={e.method}>{e.method}: {e.outcome}</div>)}

@@ -516,6 +516,18 @@ describe("mcp-effect inspect: an MCP App (server-basic-vanillajs over stdio)", (
     await app.locator("#server-time").filter({ hasText: /\d{4}-\d\d-\d\dT/ }).waitFor({ timeout: 20_000 })
     await app.locator("#get-time-btn").click()
     await page.locator("[data-testid=app-event][data-method='tools/call']").waitFor({ timeout: 20_000 })
+    // A link the App asks to open is listed for the person to click, never opened by itself; a javascript: one
+    // is refused by the host and never listed.
+    await app.locator("#link-url").fill("javascript:window.pwned=1")
+    await app.locator("#open-link-btn").click()
+    await page.locator("[data-testid=app-event][data-method='ui/open-link']").waitFor({ timeout: 20_000 })
+    await app.locator("#link-url").fill("https://example.com/docs")
+    await app.locator("#open-link-btn").click()
+    const link = page.locator("[data-testid=app-link]")
+    await link.waitFor({ timeout: 20_000 })
+    assert.strictEqual(await link.count(), 1)
+    assert.strictEqual(await link.locator("a").getAttribute("href"), "https://example.com/docs")
+    assert.strictEqual(page.context().pages().length, 1, "nothing was opened")
     await tab(page, "protocol")
     const calls = page.locator("[data-testid=message][data-direction=out][data-method='tools/call']")
     await calls.nth(1).waitFor()
