@@ -1,7 +1,15 @@
 /**
  * The Servers, Resources, Prompts, Tasks, Skills, Logs and Protocol views.
  */
-import type { GetPromptResult, McpSkills, Prompt, ReadResourceResult, Resource, ResourceTemplate } from "@mcp-effect/client"
+import type {
+  GetPromptResult,
+  McpSkills,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate
+} from "@mcp-effect/client"
+import type { PromiseSubscription } from "@mcp-effect/client/McpPromise"
 import { useEffect, useState } from "preact/hooks"
 import type { Message, Server } from "./connection.js"
 import { onStep, steps } from "./netlog.js"
@@ -61,6 +69,33 @@ const Contents = ({ result }: { result: ReadResourceResult }) => (
   </div>
 )
 
+/** A subscription to one resource: each `notifications/resources/updated` for it, counted, until unsubscribed. */
+const Subscribe = ({ server, uri }: { server: Server; uri: string }) => {
+  const [state, setState] = useState<{ subscription?: PromiseSubscription; updates: number; error?: string }>({ updates: 0 })
+  useEffect(() => () => void state.subscription?.close(), [state.subscription])
+  const start = () =>
+    server.client?.listen({ resourceSubscriptions: [uri] }).then(async (subscription) => {
+      setState({ subscription, updates: 0 })
+      for await (const notification of subscription) {
+        if (notification.method === "notifications/resources/updated") setState((s) => ({ ...s, updates: s.updates + 1 }))
+      }
+    }, (error: unknown) => setState({ updates: 0, error: messageOf(error) }))
+  return (
+    <div class="row" style={{ marginTop: "8px" }}>
+      {state.subscription === undefined
+        ? <button type="button" data-testid="subscribe" onClick={() => void start()}>Subscribe</button>
+        : <button type="button" data-testid="unsubscribe" onClick={() => {
+          void state.subscription?.close()
+          setState({ updates: 0 })
+        }}>Unsubscribe</button>}
+      {state.subscription === undefined ? null : (
+        <span class="muted" data-testid="resource-updates" data-count={state.updates}>subscribed · {state.updates} updates</span>
+      )}
+      {state.error === undefined ? null : <span class="error-text">{state.error}</span>}
+    </div>
+  )
+}
+
 export const ResourcesView = ({ server }: { server: Server }) => {
   const [resources, setResources] = useState<ReadonlyArray<Resource> | undefined>(undefined)
   const [templates, setTemplates] = useState<ReadonlyArray<ResourceTemplate>>([])
@@ -101,6 +136,9 @@ export const ResourcesView = ({ server }: { server: Server }) => {
         {read === undefined ? null : (
           <div class="card" data-testid="resource-contents" style={{ marginTop: "12px" }}>
             {read.result === undefined ? null : <Contents result={read.result} />}
+            {read.result === undefined || server.info?.capabilities["resources"] === undefined ? null : (
+              <Subscribe server={server} uri={read.uri} key={read.uri} />
+            )}
             {read.error === undefined ? null : <div class="error-text">{read.error}</div>}
             {read.result === undefined && read.error === undefined ? <span class="muted">reading…</span> : null}
           </div>

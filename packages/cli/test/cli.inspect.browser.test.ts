@@ -256,6 +256,21 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.isAbove(await page.locator("[data-testid=resource-template]").count(), 0)
   })
 
+  it("subscribes to a resource: the server's updates for it are counted", async () => {
+    // server-everything sends an update for each subscribed resource every 5 s once this tool turned them on.
+    const toggled = await callTool(page, "toggle-subscriber-updates")
+    await toggled.and(page.locator("[data-status=ok]")).waitFor()
+    await tab(page, "resources")
+    await page.locator("[data-testid=resource]").first().click()
+    await page.locator("[data-testid=subscribe]").click()
+    await page.locator("[data-testid=resource-updates]:not([data-count='0'])").waitFor({ timeout: 30_000 })
+    await page.locator("[data-testid=unsubscribe]").click()
+    await tab(page, "protocol")
+    await page.locator("[data-testid=message][data-direction=out][data-method='resources/subscribe']").waitFor()
+    await page.locator("[data-testid=message][data-direction=in][data-method='notifications/resources/updated']").first().waitFor()
+    await page.locator("[data-testid=message][data-direction=out][data-method='resources/unsubscribe']").waitFor()
+  }, 60_000)
+
   it("gets a prompt with its arguments", async () => {
     await tab(page, "prompts")
     await page.locator("[data-testid=prompt][data-name=args-prompt]").click()
