@@ -9,13 +9,14 @@
  *
  * Elicitation and sampling requests wait in `pending` until the person answers them in the page.
  */
-import { BrowserMcpAuth, McpAuth, McpClient, McpPromise, McpTransport } from "@mcp-effect/client"
+import { McpAuth, McpClient, McpPromise, McpTransport } from "@mcp-effect/client"
 import type { EraResolver, InputFulfiller, McpPinning, PromiseClient } from "@mcp-effect/client"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
-import { api, token, type Target } from "./api.js"
-import { addStep, settle } from "./netlog.js"
+import { token, type Target } from "./api.js"
+import { authOptions } from "./signIn.js"
+import { stdioChannel } from "./stdioChannel.js"
 import { changed } from "./store.js"
 
 export type Status = "connecting" | "connected" | "error"
@@ -146,80 +147,6 @@ const tapped = (server: Server) =>
     }))
   )
 
-/** One line of the relay's event stream (`{}` for a line that is not an object: it is skipped). */
-const parseEvent = (line: string): Readonly<Record<string, unknown>> => {
-  try {
-    const value: unknown = JSON.parse(line)
-    return typeof value === "object" && value !== null ? value as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
-
-/** What `POST /api/stdio` answers. */
-interface Opened {
-  readonly session?: string
-  readonly error?: string
-}
-
-/** The relay of a stdio server as the client's message channel (one relay session per connection). */
-const stdioChannel = (target: { readonly target: string } | { readonly command: string }) => {
-  let current = ""
-  let sending: Promise<void> = Promise.resolve()
-  return McpTransport.layerMemory({
-    onConnect: (peer) =>
-      Effect.gen(function*() {
-        const abort = new AbortController()
-        const opened = yield* Effect.promise(() =>
-          api("/api/stdio", { method: "POST", body: JSON.stringify(target) }).then(
-            async (response): Promise<Opened> => (await response.json()) as Opened,
-            (error: unknown): Opened => ({ error: String(error) })
-          )
-        )
-        if (opened.session === undefined) return yield* peer.die(opened.error ?? "the relay refused")
-        const session = opened.session
-        current = session
-        yield* Effect.addFinalizer(() =>
-          Effect.sync(() => {
-            abort.abort()
-            void api(`/api/stdio/${session}`, { method: "DELETE" }).catch(() => undefined)
-          })
-        )
-        const events = yield* Effect.promise(() =>
-          api(`/api/stdio/${session}/events`, { signal: abort.signal }).catch(() => undefined)
-        )
-        const reader = events?.body?.pipeThrough(new TextDecoderStream()).getReader()
-        if (reader === undefined) return yield* peer.die("the relay's event stream did not open")
-        yield* Effect.forkScoped(Effect.promise(async () => {
-          let buffered = ""
-          for (;;) {
-            const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
-            if (chunk.done) break
-            buffered += chunk.value
-            let newline = buffered.indexOf("\n")
-            while (newline !== -1) {
-              const event = parseEvent(buffered.slice(0, newline))
-              buffered = buffered.slice(newline + 1)
-              if ("m" in event) Effect.runFork(peer.send(event["m"]))
-              else if (typeof event["frame"] === "string") Effect.runFork(peer.send(event["frame"]))
-              else if (typeof event["end"] === "string") Effect.runFork(peer.die(event["end"]))
-              newline = buffered.indexOf("\n")
-            }
-          }
-          Effect.runFork(peer.die("the relay's event stream ended"))
-        }))
-      }),
-    // Sent one after the other, in the client's order.
-    onMessage: (message) =>
-      Effect.sync(() => {
-        const session = current
-        sending = sending.then(() =>
-          api(`/api/stdio/${session}/send`, { method: "POST", body: JSON.stringify(message) }).then(() => undefined, () => undefined)
-        )
-      })
-  }, { probeWatchdog: "30 seconds" })
-}
-
 /** The client's options: hooks that put the server's requests in front of the person, progress, logs. */
 const clientOptions = (server: Server): McpClient.ClientOptions => ({
   clientName: "mcp-effect-inspector",
@@ -308,47 +235,6 @@ const connectWith = async (server: Server, transport: Layer.Layer<McpTransport.M
     throw error
   }
 }
-
-/**
- * OAuth for a server reached from the page: registered as "mcp-effect inspector", redirected to the inspector's
- * `/oauth/callback`, tokens kept in this tab's session storage. The sign-in window opens from the person's
- * click on the prompt shown with the server (`authorize` in the Auth view).
- */
-const authOptions = (server: Server): McpAuth.AuthOptions => ({
-  clientName: "mcp-effect inspector",
-  redirectUrl: new URL("/oauth/callback", location.href).href,
-  tokenStorage: sessionStorage,
-  onAuthorize: (url) =>
-    new Promise<string>((resolve, reject) => {
-      const step = addStep("authorize", `${url.origin}${url.pathname}`, "running", "waiting for the person to sign in")
-      const done = () => {
-        server.pending = server.pending.filter((p) => p !== item)
-        changed()
-      }
-      const item: Pending = {
-        kind: "sign-in",
-        seq: ++seq,
-        url,
-        open: () => {
-          done()
-          BrowserMcpAuth.popup()(url).then((redirected) => {
-            settle(step, "ok", "signed in: the authorization server redirected back")
-            resolve(redirected)
-          }, (error: unknown) => {
-            settle(step, "error", messageOf(error))
-            reject(error)
-          })
-        },
-        cancel: () => {
-          done()
-          settle(step, "error", "the person did not sign in")
-          reject(new Error("sign-in cancelled in the inspector"))
-        }
-      }
-      server.pending = [...server.pending, item]
-      changed()
-    })
-})
 
 const httpTransport = (url: string, relayTarget: string | undefined, server: Server) =>
   relayTarget === undefined
