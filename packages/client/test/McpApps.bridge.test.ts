@@ -211,6 +211,15 @@ describe("McpApps bridge", () => {
       assert.deepStrictEqual(((yield* both.answer) as JsonObject)["result"], { mode: "inline" })
       both.request("ui/request-display-mode", { mode: "fullscreen" })
       assert.deepStrictEqual(((yield* both.answer) as JsonObject)["result"], { mode: "fullscreen" })
+      // A hook may answer with an Effect, as the client's own hooks may.
+      const asked = yield* setup({ displayModes: ["inline", "fullscreen"], onRequestDisplayMode: () => Effect.succeed(true) })
+      yield* asked.handshake
+      asked.request("ui/request-display-mode", { mode: "fullscreen" })
+      assert.deepStrictEqual(((yield* asked.answer) as JsonObject)["result"], { mode: "fullscreen" })
+      const declined = yield* setup({ displayModes: ["inline", "fullscreen"], onRequestDisplayMode: () => false })
+      yield* declined.handshake
+      declined.request("ui/request-display-mode", { mode: "fullscreen" })
+      assert.deepStrictEqual(((yield* declined.answer) as JsonObject)["result"], { mode: "inline" })
     }).pipe(Effect.provide(clientLayer(fake.layer)))
   })
 

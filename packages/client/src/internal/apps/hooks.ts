@@ -50,8 +50,12 @@ export interface RejectedMessage {
   readonly limit?: McpAppsLimitError | undefined
 }
 
-/** A value a hook may answer, now or later. @internal */
-export type Answer<A> = A | PromiseLike<A>
+/**
+ * What a hook may answer: the value, a Promise of it, or an Effect (as the client's own input hooks may).
+ *
+ * @internal
+ */
+export type Answer<A> = A | PromiseLike<A> | Effect.Effect<A, unknown>
 
 /** @internal */
 export interface AppHooks {
@@ -89,12 +93,21 @@ export interface AppHooks {
   readonly onSample?: InputFulfiller.InputHooks["onSample"]
 }
 
-/** Runs a hook; a throw or a rejection is the failure (a string saying what went wrong). @internal */
+const describe = (error: unknown): string =>
+  `the host's hook failed: ${error instanceof Error ? error.message : String(error)}`
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof Reflect.get(u, "then") === "function"
+
+/** Runs a hook; a throw, a rejection or a failure is the failure (a string saying what went wrong). @internal */
 export const runHook = <A>(call: () => Answer<A>): Effect.Effect<A, string> =>
-  Effect.tryPromise({
-    try: async () => await call(),
-    catch: (error) => `the host's hook failed: ${error instanceof Error ? error.message : String(error)}`
-  })
+  Effect.try({ try: call, catch: describe }).pipe(
+    Effect.flatMap((answer): Effect.Effect<A, string> => {
+      if (Effect.isEffect(answer)) return Effect.mapError(answer as Effect.Effect<A, unknown>, describe)
+      if (isPromiseLike(answer)) return Effect.tryPromise({ try: async () => (await answer) as A, catch: describe })
+      return Effect.succeed(answer)
+    })
+  )
 
 /** Runs a leaf hook (a notification's): whatever it does, the bridge goes on. @internal */
 export const runLeaf = (call: () => unknown): Effect.Effect<void> =>
