@@ -149,6 +149,31 @@ describe("mcp-effect inspect: the browser", () => {
   })
 })
 
+describe("mcp-effect inspect: the command line", () => {
+  it("--port on a port in use: exit 2 saying so, no line", async () => {
+    const taken = createServer()
+    await new Promise<void>((done) => taken.listen(0, "127.0.0.1", done))
+    const address = taken.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    const ran = await Effect.runPromise(run(["inspect", "--no-open", "--port", String(port)], { env: { BROWSER: "none" } }))
+    await new Promise<void>((done) => taken.close(() => done()))
+    assert.strictEqual(ran.code, 2)
+    assert.include(ran.stderr, `cannot listen on 127.0.0.1:${port}`)
+    assert.strictEqual(ran.stdout, "")
+  })
+
+  it("a configuration with a broken entry: the others are offered, the broken one is named on stderr", async () => {
+    const config = path.join(dir, "broken.json")
+    writeFileSync(config, JSON.stringify({ mcpServers: { good: { command: process.execPath, args: [server] }, bad: { url: 42 } } }))
+    const started = await startInspector(["-c", config])
+    const targets = await fetch(`${started.origin}/api/targets`, { headers: { "x-inspector-token": started.token } })
+    const body = await targets.json() as { targets: ReadonlyArray<{ name: string }> }
+    await started.stop()
+    assert.deepStrictEqual(body.targets.map((t) => t.name), ["good"])
+    assert.include(started.stderr(), "bad")
+  })
+})
+
 describe("mcp-effect inspect: --host", () => {
   it("a non-loopback --host without --allow-remote is a usage error (exit 2), nothing listens", async () => {
     const ran = await Effect.runPromise(run(["inspect", "--no-open", "--host", "0.0.0.0"], { env: { BROWSER: "none" } }))

@@ -22,6 +22,7 @@ import { serve } from "../inspect/server.js"
 import { CommandTail } from "../session/connection.js"
 import { shared } from "../session/options.js"
 import * as target from "../session/target.js"
+import { visible } from "../terminal/sanitize.js"
 
 const flags = {
   config: shared.config,
@@ -70,6 +71,12 @@ const configEntries = (config: Option.Option<string>) =>
     const entries = yield* McpConfig.readEntries(path, answers === undefined ? undefined : { inputs: answers }).pipe(
       Effect.mapError((e) => usage(e.message))
     )
+    // A broken entry is said on stderr and left out; the others are offered.
+    for (const entry of entries) {
+      if (Result.isFailure(entry)) {
+        yield* Effect.sync(() => process.stderr.write(`mcp-effect: leaving out ${visible(entry.failure.message)}\n`))
+      }
+    }
     return entries.flatMap((entry) => Result.isSuccess(entry) ? [entry.success] : [])
   })
 
