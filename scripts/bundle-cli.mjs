@@ -7,6 +7,10 @@
  * not module resolution. Source maps are kept (`*.js.map`, with the sources) so that a stack trace names our
  * files (the bin turns them on).
  *
+ * The inspector's page (`mcp-effect inspect`, packages/cli/inspector/, preact through esbuild's JSX) is bundled
+ * first, for the browser, into one script that the CLI bundle carries as a string (the `inspector:page` module):
+ * nothing is downloaded at run time, and a command other than `inspect` never loads it.
+ *
  * Run by `npm run build` after tsc; `node scripts/bundle-cli.mjs` alone rebuilds the bundle.
  */
 import { rmSync } from "node:fs"
@@ -19,7 +23,37 @@ const outdir = path.join(pkg, "dist/bundle")
 
 const { build } = await import("esbuild")
 rmSync(outdir, { recursive: true, force: true })
+
+const inspector = await build({
+  entryPoints: [path.join(pkg, "inspector/main.tsx")],
+  bundle: true,
+  write: false,
+  platform: "browser",
+  format: "esm",
+  target: "chrome120",
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  conditions: ["source"],
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning"
+})
+const pageScript = inspector.outputFiles[0]?.text ?? ""
+
+/** `import script from "inspector:page"`: the page's script, as a string. */
+const inspectorPage = {
+  name: "inspector-page",
+  setup(build) {
+    build.onResolve({ filter: /^inspector:page$/ }, () => ({ path: "inspector:page", namespace: "inspector-page" }))
+    build.onLoad({ filter: /.*/, namespace: "inspector-page" }, () => ({
+      contents: `export default ${JSON.stringify(pageScript)}`,
+      loader: "js"
+    }))
+  }
+}
+
 await build({
+  plugins: [inspectorPage],
   entryPoints: { "mcp-effect": path.join(pkg, "src/main.ts") },
   outdir,
   bundle: true,
