@@ -239,6 +239,24 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
     assert.isTrue(loaded)
   })
 
+  it("checks structuredContent against the tool's outputSchema under a CSP that refuses eval", async () => {
+    // The page is served with a CSP whose script-src has no 'unsafe-eval' (the client compiles no code).
+    const csp = await page.evaluate(() =>
+      fetch(location.origin + location.pathname).then((response) => response.headers.get("content-security-policy"))
+    )
+    const scriptSrc = (csp ?? "").split(";").map((directive) => directive.trim()).find((d) => d.startsWith("script-src"))
+    assert.strictEqual(scriptSrc, "script-src 'self'")
+    await tab(page, "tools")
+    await page.locator(`[data-testid=tool][data-name="get-structured-content"]`).click()
+    const form = page.locator("[data-testid=tool-form]")
+    await form.locator("[name=location]").selectOption("New York")
+    await form.locator("[data-testid=call]").click()
+    const result = page.locator("[data-testid=tool-result]")
+    await result.and(page.locator("[data-status=ok]")).waitFor()
+    assert.include(await result.innerText(), "checked against outputSchema")
+    assert.include(await result.locator("[data-testid=structured-content]").innerText(), "temperature")
+  })
+
   it("follows a call the server runs as a task, status by status, in the Tasks view", async () => {
     const result = await callTool(page, "simulate-research-query", { topic: "tides" })
     await result.and(page.locator("[data-status=ok]")).waitFor({ timeout: 30_000 })

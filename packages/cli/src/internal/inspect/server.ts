@@ -48,9 +48,8 @@ const MAX_UNREAD_BYTES = 32 * 1024 * 1024
 
 const CSP = [
   "default-src 'self'",
-  // The client checks `structuredContent` against a tool's `outputSchema` with compiled validators (ajv's
-  // `new Function`); without 'unsafe-eval' each such result would come back unchecked.
-  "script-src 'self' 'unsafe-eval'",
+  // No 'unsafe-eval': the client checks `structuredContent` against a tool's `outputSchema` without compiling code.
+  "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: http: https:",
   "media-src 'self' data: blob: http: https:",
