@@ -4,7 +4,7 @@
  * by the inspector on another origin). What the App asks of the host is listed under it; its tool calls go to
  * the server (shown in the Protocol view), its links are listed, never opened without a click.
  */
-import { type BrowserMcpApps, McpApps, McpPromise } from "@mcp-effect/client"
+import { McpApps, McpPromise } from "@mcp-effect/client"
 import type { Tool } from "@mcp-effect/client"
 import { useEffect, useRef, useState } from "preact/hooks"
 import type { Server } from "./connection.js"
@@ -32,9 +32,7 @@ const AppFrame = ({ server, tool }: { server: Server; tool: Tool }) => {
     if (client === undefined || element === null) return
     let handle: McpPromise.AppHandle | undefined
     let gone = false
-    // `BrowserMcpApps.Container` is a structural subset of an element that lib.dom's `appendChild` overload
-    // does not satisfy in the type checker; a `<div>` is what it is meant for.
-    McpPromise.mountApp(element as unknown as BrowserMcpApps.Container, {
+    McpPromise.mountApp(element, {
       client,
       tool: tool.name,
       sandboxUrl: sandbox.url,

@@ -241,9 +241,10 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
 
   it("checks structuredContent against the tool's outputSchema under a CSP that refuses eval", async () => {
     // The page is served with a CSP whose script-src has no 'unsafe-eval' (the client compiles no code).
-    const csp = await page.evaluate(() =>
-      fetch(location.origin + location.pathname).then((response) => response.headers.get("content-security-policy"))
-    )
+    const pageUrl = new URL(page.url())
+    pageUrl.hash = ""
+    const csp = await page.evaluate((url) =>
+      fetch(url).then((response) => response.headers.get("content-security-policy")), pageUrl.href)
     const scriptSrc = (csp ?? "").split(";").map((directive) => directive.trim()).find((d) => d.startsWith("script-src"))
     assert.strictEqual(scriptSrc, "script-src 'self'")
     await tab(page, "tools")

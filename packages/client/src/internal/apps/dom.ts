@@ -36,11 +36,23 @@ export interface IFrameLike {
   remove(): void
 }
 
-/** A container element (a `<div>` of the host page). @internal */
+/**
+ * A container element (a `<div>` of the host page). `appendChild` takes `never` so that a real element, whose
+ * lib.dom `appendChild` is generic over `Node`, is a `ContainerLike` without a cast; what is appended is always the
+ * iframe its own `ownerDocument` made (`appendFrame`).
+ *
+ * @internal
+ */
 export interface ContainerLike {
-  appendChild(child: IFrameLike): unknown
+  appendChild(child: never): unknown
   readonly ownerDocument: {
     createElement(tag: "iframe"): IFrameLike
     readonly defaultView: WindowLike | null
   }
+}
+
+/** Appends the frame `container.ownerDocument` made to the container. @internal */
+export const appendFrame = (container: ContainerLike, frame: IFrameLike): void => {
+  const append = container.appendChild as (child: IFrameLike) => unknown
+  append.call(container, frame)
 }

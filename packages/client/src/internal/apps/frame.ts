@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type { JsonObject } from "../../McpSchema.js"
-import type { ContainerLike, IFrameLike, MessageEventLike, WindowLike } from "./dom.js"
+import { appendFrame, type ContainerLike, type IFrameLike, type MessageEventLike, type WindowLike } from "./dom.js"
 import { McpAppsError } from "./errors.js"
 import { INBOX_CAPACITY, type Incoming, type Port } from "./port.js"
 
@@ -95,7 +95,7 @@ export const open = (
       () => Effect.sync(() => view.removeEventListener("message", listener))
     )
     iframe.src = url.href
-    container.appendChild(iframe)
+    appendFrame(container, iframe)
     const own = iframe.contentWindow
     yield* Effect.acquireRelease(
       Effect.sync(() => appWindows.add(own)),
