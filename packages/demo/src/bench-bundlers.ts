@@ -9,19 +9,20 @@
  *   node bench-bundlers.js <folder inside the workspace> <Streamable HTTP server url>
  *
  * prints one JSON line (`BundlerWeights`). `BENCH_PAGES` (a comma-separated list of page names) weighs only those.
+ * The pages hosting an MCP App (`ours-app`, `official-app`) are weighed in Chromium by `bench-apps.ts`.
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { gzipSync } from "node:zlib"
 import { PAGES } from "./bench-browser.js"
+import { type BundledPage, type Bundler, BUNDLERS, buildWith, gzipOf } from "./bench-build.js"
+
+export { type BundledPage, type Bundler, BUNDLERS } from "./bench-build.js"
 
 const require = createRequire(import.meta.url)
 
-export type Bundler = "vite" | "esbuild" | "webpack" | "rspack"
-export const BUNDLERS: ReadonlyArray<Bundler> = ["vite", "esbuild", "webpack", "rspack"]
 
 const PLACEHOLDER_URL = "http://127.0.0.1:3000/mcp"
 
@@ -70,79 +71,6 @@ await client.close()
   }
 ]
 
-interface Compiler {
-  readonly run: (
-    callback: (error: Error | null, stats?: { hasErrors(): boolean; toString(preset: "errors-only"): string }) => void
-  ) => void
-  readonly close: (callback: () => void) => void
-}
-
-/** Builds `dir/<entry>` into `outdir` (its entry output is `outdir/<name>.js`). */
-const buildWith = async (bundler: Bundler, dir: string, entry: string, outdir: string): Promise<void> => {
-  const name = entry.replace(/\.js$/, "")
-  rmSync(outdir, { recursive: true, force: true })
-  switch (bundler) {
-    case "esbuild": {
-      const { build } = await import("esbuild")
-      await build({
-        absWorkingDir: dir,
-        entryPoints: [entry],
-        bundle: true,
-        minify: true,
-        platform: "browser",
-        format: "esm",
-        splitting: true,
-        outdir,
-        logLevel: "silent"
-      })
-      return
-    }
-    case "vite": {
-      const { build } = await import("vite")
-      await build({
-        configFile: false,
-        root: dir,
-        logLevel: "silent",
-        build: {
-          outDir: outdir,
-          emptyOutDir: true,
-          minify: true,
-          target: "esnext",
-          modulePreload: false,
-          rollupOptions: { input: { [name]: join(dir, entry) }, output: { entryFileNames: "[name].js" } }
-        }
-      })
-      return
-    }
-    case "webpack":
-    case "rspack": {
-      const config = {
-        mode: "production" as const,
-        context: dir,
-        entry: { [name]: `./${entry}` },
-        target: ["web", "es2022"],
-        devtool: false as const,
-        performance: { hints: false as const },
-        experiments: { outputModule: true },
-        output: { path: outdir, module: true, filename: "[name].js", chunkFilename: "[name].[contenthash].js" }
-      }
-      // What both compilers share, as used here (their own typings differ in what the callback is given).
-      const compiler: Compiler = bundler === "webpack"
-        ? (await import("webpack")).default(config)
-        : (await import("@rspack/core")).rspack(config as never)
-      await new Promise<void>((resolve, reject) =>
-        compiler.run((error, stats) => {
-          compiler.close(() => {})
-          if (error) return reject(error)
-          if (stats?.hasErrors() === true) return reject(new Error(stats.toString("errors-only").slice(0, 600)))
-          resolve()
-        })
-      )
-      return
-    }
-  }
-}
-
 /** A module hook, given to the page's process with `--import`: every `file:` module it loads, one line each. */
 const LOAD_HOOK = `import { register } from "node:module"
 register("data:text/javascript," + encodeURIComponent(\`import { appendFileSync } from "node:fs"
@@ -179,17 +107,6 @@ const runBuilt = (dir: string, outdir: string, name: string): Promise<ReadonlyAr
       reject(new Error(`the page printed nothing (exit ${code}): ${(named.length > 0 ? named : lines).slice(0, 3).join(" | ")}`))
     })
   })
-
-const gzipOf = (path: string): number => gzipSync(readFileSync(path), { level: 9 }).length
-
-export interface BundledPage {
-  readonly page: string
-  readonly bundler: Bundler
-  /** Gzipped bytes loaded by the first result, and how many files; or why there is none. */
-  readonly loadedGzip?: number
-  readonly loadedFiles?: number
-  readonly error?: string
-}
 
 /** One page with one bundler: built, run against `url`, weighed. */
 const weigh = async (dir: string, page: (typeof BUNDLER_PAGES)[number], bundler: Bundler, url: string): Promise<BundledPage> => {
@@ -280,6 +197,11 @@ export const bundlerWeights = async (dir: string, url: string): Promise<BundlerW
   for (const page of BUNDLER_PAGES.filter((p) => only?.includes(p.name) ?? true)) {
     for (const bundler of BUNDLERS) pages.push(await weigh(dir, page, bundler, url))
   }
+  // The App pages (issue 35) run in Chromium rather than on Node: mountApp and AppBridge need a DOM.
+  if (only === undefined || only.some((name) => name.endsWith("-app"))) {
+    const { appWeights } = await import("./bench-apps.js")
+    pages.push(...(await appWeights(dir)).filter((p) => only?.includes(p.page) ?? true))
+  }
   const workers = [await weighWorker(dir, "ours"), await weighWorker(dir, "official")]
   return { pages, workers }
 }
@@ -289,7 +211,8 @@ const ratioOf = (a: number | undefined, b: number | undefined): string =>
   a === undefined || b === undefined || b === 0 ? "-" : `${(a / b).toFixed(2)}x`
 
 /** Which official page a page is compared with. */
-const officialOf = (page: string): string => page.endsWith("-schema") ? "official-schema" : "official"
+const officialOf = (page: string): string =>
+  page.endsWith("-schema") ? "official-schema" : page.endsWith("-app") ? "official-app" : "official"
 
 /** Rows for `table`: a page per row, per bundler its weight and its ratio to the official client's same page. */
 export const bundlerReport = (weights: BundlerWeights) => {

@@ -26,7 +26,7 @@
  * Environment: BENCH_ROUNDS (5), BENCH_WARMUP (200), BENCH_SEQUENTIAL (400), BENCH_CONCURRENT (1600),
  * BENCH_IN_FLIGHT (64), BENCH_TOOLS (2000), BENCH_ONLY (run only the cells whose name contains it; `import` and
  * `browser` name the import cost and the page weight, `bundlers` the pages built with Vite, esbuild, webpack and
- * rspack and the Worker bundle), BENCH_CLIENTS (a comma-separated list: run only these
+ * rspack, the pages hosting an MCP App and the Worker bundle), BENCH_CLIENTS (a comma-separated list: run only these
  * clients in each cell, e.g. `floor-fetch,official,ours-fetch`), BENCH_JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -423,7 +423,8 @@ if (pages.length > 0) {
 if (bundled !== undefined) {
   const report = bundlerReport(bundled)
   out.push("page weight with every bundler (minified browser builds, ESM; run on Node against the official example server;")
-  out.push("the files loaded by the first result, gzip -9 each; vs official = the official client's same page, same bundler):")
+  out.push("the files loaded by the first result, gzip -9 each; vs official = the official client's same page, same bundler;")
+  out.push("the -app pages host server-basic-vanillajs's App in Chromium, mountApp vs AppBridge, weighed at the App's first render):")
   out.push(table(report.header, report.rows))
   out.push(...report.notes)
   out.push("")

@@ -82,18 +82,13 @@ export const make = (
   Effect.gen(function*() {
     const context = yield* Context.make(options)
     const progress = Progress.make(context)
-    // The session is the connection's; listen needs it and the connection needs listen: tied once both exist.
-    const late: { session: Effect.Effect<Connection.Session, McpClientError> } = {
-      session: Effect.die(new Error("the client's session was used before the client was made"))
-    }
-    const session = Effect.suspend(() => late.session)
-    const listen = Listen.make(context, session)
+    // Listen is given the session with each call: the connection needs listen (its notifications) first.
+    const listen = Listen.make(context)
     const connections = yield* Connection.make(context, {
       onNotification: Notifications.make(context, progress, listen),
       onAnswered: progress.onAnswered,
       afterHandshake: afterHandshake(context, listen)
     })
-    late.session = connections.session
     const requests = Request.make(context, progress, connections.session, TaskWatch.make(listen))
     const pagination = Pagination.make(context, requests, connections.session)
     const tools = Tools.make(context, requests, pagination, connections.session, progress)
@@ -193,7 +188,7 @@ const service = (
         })
         : Effect.void
     ),
-    listen: listen.listen,
+    listen: (filter) => listen.listen(session, filter),
     notifications: context.notifications.subscribe,
     diagnostics: context.diagnostics.subscribe,
     close: connections.close

@@ -49,7 +49,11 @@ export interface Opened {
 
 /** @internal */
 export interface Listen {
-  readonly listen: (filter: SubscriptionFilter) => Effect.Effect<Subscription, McpClientError, Scope.Scope>
+  /** A listen stream on `session`'s connection, opened again on the next connection when one drops. */
+  readonly listen: (
+    session: Effect.Effect<Session, McpClientError>,
+    filter: SubscriptionFilter
+  ) => Effect.Effect<Subscription, McpClientError, Scope.Scope>
   /** One listen on `current`'s connection for as long as the scope (a task's notifications); its failure is reported. */
   readonly open: (current: Session, filter: SubscriptionFilter) => Effect.Effect<Opened, never, Scope.Scope>
   /** The modern list-change watcher of `watchListChanges`, for the lifetime of `session`'s link. */
@@ -84,7 +88,7 @@ const legacyWanted = (granted: SubscriptionFilter) => (notification: Notificatio
   covers(granted, notification.method, notification.params) === true
 
 /** @internal */
-export const make = (context: ClientContext, session: Effect.Effect<Session, McpClientError>): Listen => {
+export const make = (context: ClientContext): Listen => {
   const routes = new Map<string, Route>()
   const invalidate = (method: string) => context.cache.invalidate({ namespace: context.namespace, method })
 
@@ -156,7 +160,10 @@ export const make = (context: ClientContext, session: Effect.Effect<Session, Mcp
       return subscription
     })
 
-  const listen = (filter: SubscriptionFilter): Effect.Effect<Subscription, McpClientError, Scope.Scope> =>
+  const listen = (
+    session: Effect.Effect<Session, McpClientError>,
+    filter: SubscriptionFilter
+  ): Effect.Effect<Subscription, McpClientError, Scope.Scope> =>
     Effect.gen(function*() {
       const first = yield* session
       const queue = yield* Effect.acquireRelease(

@@ -17,17 +17,6 @@ import { envelope } from "./envelope.js"
 import type { Progress } from "./progress.js"
 import type { TaskWatcher } from "./taskWatch.js"
 
-/**
- * How a call goes, decided inside its operation once the session is known: its rounds with these headers, or
- * another way to its final result (a legacy task). @internal
- */
-export type Plan =
-  | { readonly _tag: "Rounds"; readonly headers: Readonly<Record<string, string>> | undefined }
-  | { readonly _tag: "Instead"; readonly result: Effect.Effect<unknown, McpClientError> }
-
-/** The call's `Plan` once the session is known (`undefined`: rounds without headers, with no effect to run). @internal */
-export type PlanFor = (current: Session) => Effect.Effect<Plan, McpClientError> | undefined
-
 /** @internal */
 export type { Round } from "./inputRounds.js"
 
@@ -53,8 +42,25 @@ export interface Requests {
   readonly requestWithInput: (
     method: string,
     params: JsonObject,
-    callOptions?: CallOptions,
-    planFor?: PlanFor
+    callOptions?: CallOptions
+  ) => Effect.Effect<Round, McpClientError>
+  /**
+   * An operation whose course is decided with the session in hand (`body`): its span, its `overallTimeout`, the
+   * session's attributes; `body` runs its rounds (`rounds`) or another way to its final result.
+   */
+  readonly operation: (
+    method: string,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    body: (current: Session) => Effect.Effect<Round, McpClientError>
+  ) => Effect.Effect<Round, McpClientError>
+  /** Every round of a call with these headers on every request, until one has the final result. */
+  readonly rounds: (
+    current: Session,
+    method: string,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    headers: Readonly<Record<string, string>> | undefined
   ) => Effect.Effect<Round, McpClientError>
   /** The call's timeout. */
   readonly timeoutOf: (callOptions: CallOptions | undefined) => Duration.Duration
@@ -149,15 +155,6 @@ const overall = <A>(
     () => new McpTimeoutError({ method, limit: "overall", timeoutMillis: millis })
   )
 }
-
-/** `overall`, once the session is known. */
-const withOverall = <A>(
-  session: Effect.Effect<Session, McpClientError>,
-  effect: (current: Session) => Effect.Effect<A, McpClientError>,
-  method: string,
-  callOptions: CallOptions | undefined
-): Effect.Effect<A, McpClientError> =>
-  Effect.flatMap(session, (current) => overall(current, method, callOptions, effect(current)))
 
 /** The `input_required` rounds after the first, until one has the final result (bounded by `nextRound`). */
 const loop = (step: (state: Round) => Effect.Effect<Round, McpClientError>, first: Round) =>
@@ -262,39 +259,40 @@ export const make = (
     return Effect.flatMap(step(FIRST), (state) => state.result !== undefined ? Effect.succeed(state) : loop(step, state))
   }
 
-  /**
-   * Each retry is a new request: a fresh id, the full envelope, `inputResponses` keyed like the requests and
-   * `requestState` echoed as it came (absent when the server sent none).
-   */
-  const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions, planFor?: PlanFor) =>
+  const operation = (
+    method: string,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    body: (current: Session) => Effect.Effect<Round, McpClientError>
+  ) =>
     traced(
       context,
       method,
       params,
-      withOverall(
-        session,
-        (current) =>
-        {
-          const follow = (plan: Plan | undefined) => {
-            const all = plan?._tag === "Instead"
-              ? Effect.map(plan.result, (result): Round => ({ ...FIRST, result }))
-              : rounds(current, method, params, callOptions, plan?.headers)
-            return telemetry.inSession(current.info.protocolVersion, current.link.peer.connection.kind, all)
-          }
-          const plan = planFor?.(current)
-          return plan === undefined ? follow(undefined) : Effect.flatMap(plan, follow)
-        },
-        method,
-        callOptions
-      ),
+      Effect.flatMap(session, (current) =>
+        overall(
+          current,
+          method,
+          callOptions,
+          telemetry.inSession(current.info.protocolVersion, current.link.peer.connection.kind, body(current))
+        )),
       (last) => isRecord(last.result) && last.result["isError"] === true
     )
+
+  /**
+   * Each retry is a new request: a fresh id, the full envelope, `inputResponses` keyed like the requests and
+   * `requestState` echoed as it came (absent when the server sent none).
+   */
+  const requestWithInput = (method: string, params: JsonObject, callOptions?: CallOptions) =>
+    operation(method, params, callOptions, (current) => rounds(current, method, params, callOptions, undefined))
 
   return {
     requestComplete,
     requestInOperation,
     cancelTask,
     requestWithInput,
+    operation,
+    rounds,
     timeoutOf: (callOptions) => timeoutOf(context, callOptions),
     overall
   }

@@ -30,7 +30,8 @@ import type { ClientContext } from "./context.js"
 import { decodeCallToolResult } from "./decode.js"
 import type { Pagination } from "./pagination.js"
 import type { Progress } from "./progress.js"
-import type { Plan, PlanFor, Requests } from "./request.js"
+import { FIRST, type Round } from "./inputRounds.js"
+import type { Requests } from "./request.js"
 import { invalidCall } from "./arguments.js"
 import { onFirstUse } from "../firstUse.js"
 
@@ -195,9 +196,6 @@ export const make = (
       )
     })
 
-  const toolHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) =>
-    mirrorsHeaders(current) ? mirroredHeaders(name, args, refresh) : undefined
-
   const mirroredHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) =>
     Effect.gen(function*() {
       // Not again when the catalogue was just fetched for this call (`knowTool`).
@@ -285,34 +283,43 @@ export const make = (
       (ticket) => Effect.sync(() => progress.release(ticket))
     )
 
-  const rounds = (headers: Readonly<Record<string, string>> | undefined): Plan => ({ _tag: "Rounds", headers })
-
-  /** A legacy task when the server takes tool tasks; plain rounds (no mirrored headers) otherwise. */
-  const taskPlan = (current: Session, params: JsonObject, callOptions: CallOptions | undefined, inOperation: boolean): Plan =>
+  /** A legacy server that takes tool tasks: a task tool runs as one there. */
+  const legacyTasks = (current: Session) =>
     current.info.era === "legacy" && Tasks.serverTakesToolTasks(current.info.capabilities)
-      ? { _tag: "Instead", result: callAsTask(current, params, callOptions, inOperation) }
-      : rounds(undefined)
 
-  const headersPlan = (name: string, args: JsonObject | undefined, refresh: boolean) => (current: Session) => {
-    const headers = toolHeaders(name, args, refresh)(current)
-    // The headers may come from a fresh listing (a retry after -32020): the pins have seen it before the call goes.
-    return headers === undefined ? undefined : Effect.flatMap(headers, (mirrored) => Effect.as(admit(name), rounds(mirrored)))
-  }
+  /**
+   * The call's rounds, with the tool's headers mirrored where the transport needs them (modern Streamable HTTP).
+   * The headers may come from a fresh listing (`refresh`: a retry after -32020): the pins have seen it before
+   * the call goes.
+   */
+  const callRounds = (
+    current: Session,
+    name: string,
+    args: JsonObject | undefined,
+    params: JsonObject,
+    callOptions: CallOptions | undefined,
+    refresh: boolean
+  ): Effect.Effect<Round, McpClientError> =>
+    mirrorsHeaders(current)
+      ? Effect.flatMap(mirroredHeaders(name, args, refresh), (headers) =>
+        Effect.andThen(admit(name), requests.rounds(current, "tools/call", params, callOptions, headers)))
+      : requests.rounds(current, "tools/call", params, callOptions, undefined)
 
   /**
    * A tool the client does not know yet: inside the `tools/call` operation, once the session is known (the era
    * probe stays under the operation), the catalogue is fetched (`knowTool`), then the call goes as a task or
    * with its mirrored headers.
    */
-  const unknownPlan = (name: string, args: JsonObject | undefined, params: JsonObject, callOptions: CallOptions | undefined) =>
-  (current: Session): Effect.Effect<Plan, McpClientError> =>
+  const firstCall = (name: string, args: JsonObject | undefined, params: JsonObject, callOptions: CallOptions | undefined) =>
+  (current: Session): Effect.Effect<Round, McpClientError> =>
     Effect.andThen(
       Effect.andThen(knowTool(name), admit(name)),
-      Effect.suspend(() =>
-        taskTools.has(name)
-          ? Effect.succeed(taskPlan(current, params, callOptions, true))
-          : headersPlan(name, args, false)(current) ?? Effect.succeed(rounds(undefined))
-      )
+      Effect.suspend(() => {
+        if (!taskTools.has(name)) return callRounds(current, name, args, params, callOptions, false)
+        return legacyTasks(current)
+          ? Effect.map(callAsTask(current, params, callOptions, true), (result): Round => ({ ...FIRST, result }))
+          : requests.rounds(current, "tools/call", params, callOptions, undefined)
+      })
     )
 
   /**
@@ -324,18 +331,20 @@ export const make = (
       const invalid = invalidCall("tools/call", "tool name", name, args)
       if (invalid !== undefined) return Effect.fail(invalid)
       const params = args === undefined ? { name } : { name, arguments: args }
-      if (!known.has(name)) {
-        return withRetry(name, args, params, callOptions, unknownPlan(name, args, params, callOptions))
-      }
+      if (!known.has(name)) return withRetry(name, args, params, callOptions, firstCall(name, args, params, callOptions))
       if (taskTools.has(name)) {
-        return Effect.flatMap(Effect.andThen(admit(name), session), (current) => {
-          const plan = taskPlan(current, params, callOptions, false)
-          return plan._tag === "Instead"
-            ? plan.result
-            : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)
-        }).pipe(Effect.flatMap(decoded(name)))
+        // A known task tool: a legacy task (its own operation, requests and `overallTimeout`), else plain rounds.
+        return Effect.flatMap(Effect.andThen(admit(name), session), (current) =>
+          legacyTasks(current)
+            ? callAsTask(current, params, callOptions, false)
+            : Effect.map(requests.requestWithInput("tools/call", params, callOptions), (last) => last.result)).pipe(
+            Effect.flatMap(decoded(name))
+          )
       }
-      return Effect.andThen(admit(name), withRetry(name, args, params, callOptions, headersPlan(name, args, false)))
+      return Effect.andThen(
+        admit(name),
+        withRetry(name, args, params, callOptions, (current) => callRounds(current, name, args, params, callOptions, false))
+      )
     })
 
   /** The call, its result decoded; a header mismatch may mean the schema changed: list again and retry once. */
@@ -344,10 +353,15 @@ export const make = (
     args: JsonObject | undefined,
     params: JsonObject,
     callOptions: CallOptions | undefined,
-    plan: PlanFor
+    body: (current: Session) => Effect.Effect<Round, McpClientError>
   ) => {
-    const retry = requests.requestWithInput("tools/call", params, callOptions, headersPlan(name, args, true))
-    return requests.requestWithInput("tools/call", params, callOptions, plan).pipe(
+    const retry = requests.operation(
+      "tools/call",
+      params,
+      callOptions,
+      (current) => callRounds(current, name, args, params, callOptions, true)
+    )
+    return requests.operation("tools/call", params, callOptions, body).pipe(
       Effect.catchIf(
         (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch && !taskTools.has(name),
         () => telemetry.retry("tools/call", "header mismatch (-32020)", retry)
