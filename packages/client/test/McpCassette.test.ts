@@ -270,6 +270,26 @@ describe("McpCassette", () => {
     assert.deepStrictEqual(cassette.entries.map((e) => e.message["method"]), ["notifications/cancelled"])
   })
 
+  it.effect("a client's params nested 100,000 deep are a tagged mismatch, and the replay goes on", () =>
+    Effect.gen(function*() {
+      const cassette = yield* recordSession("modern")
+      const sent: Array<unknown> = []
+      const { offer } = yield* McpCassette.player(cassette, (m) => Effect.sync(() => void sent.push(m)), { pacing: "fast" })
+      const deep: unknown = JSON.parse(`${"[".repeat(100_000)}1${"]".repeat(100_000)}`)
+      const first = cassette.entries[0]?.message ?? {}
+      const mismatch = yield* Effect.flip(offer({ ...first, id: 7, params: { deep } }))
+      assert.strictEqual(mismatch._tag, "McpCassetteMismatchError")
+      assert.include(mismatch.received, "nested deeper than 64")
+      // Inside params that otherwise match: the comparison stops at the depth a cassette is read to.
+      const call = cassette.entries.find((e) => e.message["method"] === "tools/call")?.message ?? {}
+      const session = yield* McpCassette.player(cassette, () => Effect.void, { pacing: "fast", strict: false })
+      const inner = yield* Effect.flip(session.offer({ ...call, params: { name: "deploy", arguments: { env: deep } } }))
+      assert.strictEqual(inner._tag, "McpCassetteMismatchError")
+      yield* offer(first)
+      yield* advance("1 millis")
+      assert.isAbove(sent.length, 0, "the recorded handshake is still answered")
+    }).pipe(Effect.scoped))
+
   describe("reading is bounded", () => {
     const header = McpCassette.encode(McpCassette.makeRecorder({ transport: "stdio" }).cassette()).trim()
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))
