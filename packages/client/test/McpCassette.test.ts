@@ -290,6 +290,19 @@ describe("McpCassette", () => {
       assert.isAbove(sent.length, 0, "the recorded handshake is still answered")
     }).pipe(Effect.scoped))
 
+  it.effect("the header line counts in maxBytes: what is recorded under a bound is read back under the same bound", () =>
+    Effect.gen(function*() {
+      const recorder = McpCassette.makeRecorder({ transport: "stdio", maxBytes: 700 })
+      for (let i = 1; i <= 4; i++) {
+        recorder.record("client", { jsonrpc: "2.0", method: "notifications/message", params: { text: "x".repeat(80) } }, i)
+      }
+      const text = McpCassette.encode(recorder.cassette())
+      assert.isAtMost(new TextEncoder().encode(text).length, 700)
+      const read = yield* McpCassette.parse(text, "t.ndjson", { maxBytes: 700 })
+      assert.isAbove(read.entries.length, 0)
+      assert.strictEqual(read.entries.length + (read.header.dropped ?? 0), 4, "each message kept or counted")
+    }))
+
   describe("reading is bounded", () => {
     const header = McpCassette.encode(McpCassette.makeRecorder({ transport: "stdio" }).cassette()).trim()
     const failure = (text: string, bounds?: McpCassette.Bounds) => Effect.flip(McpCassette.parse(text, "t.ndjson", bounds))
