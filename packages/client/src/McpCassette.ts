@@ -147,7 +147,7 @@ export interface RecordOptions {
   readonly timestamps?: boolean | undefined
   /**
    * The most bytes of the file, its header line included (UTF-8, as the reader counts; default 64 MiB); past it,
-   * longer than the reader takes (16 MiB), messages are counted in the header's `dropped`.
+   * and for a line longer than the reader takes (16 MiB), messages are counted in the header's `dropped`.
    */
   readonly maxBytes?: number | undefined
 }
