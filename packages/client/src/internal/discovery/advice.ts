@@ -94,6 +94,45 @@ export const withoutCredentials = (text: string): string => {
   return url.href === written ? text : url.href
 }
 
+/** What stands, in a remote as shown, for a value the card gave to a secret or a credential-named input. @internal */
+export const WITHHELD = "[withheld]"
+
+type Input = NonNullable<Remote["variables"]>[string]
+
+/** An input (a header or a URL variable) as shown: its values withheld when it is secret or named like a credential. */
+const shownInput = <I extends Input>(name: string, input: I): I => {
+  const secret = input.isSecret === true || credentialLike(name)
+  const withheld = secret
+    ? {
+      ...(input.value === undefined ? {} : { value: WITHHELD }),
+      ...(input.default === undefined ? {} : { default: WITHHELD }),
+      ...(input.choices === undefined ? {} : { choices: input.choices.map(() => WITHHELD) })
+    }
+    : {}
+  return { ...input, ...withheld }
+}
+
+const shownVariables = (variables: Remote["variables"]) =>
+  variables === undefined
+    ? {}
+    : { variables: Object.fromEntries(Object.entries(variables).map(([name, input]) => [name, shownInput(name, input)])) }
+
+/**
+ * A card's remote as it may be shown: its URL `withoutCredentials`, and the values the card gives to a header
+ * or URL variable that is marked secret or named like a credential (`Authorization`, `X-API-Key`) replaced by
+ * `WITHHELD`, as `connectionOptions` never takes them. @internal
+ */
+export const remoteWithoutCredentials = (remote: Remote): Remote => ({
+  ...remote,
+  url: withoutCredentials(remote.url),
+  ...(remote.headers === undefined
+    ? {}
+    : {
+      headers: remote.headers.map((header) => ({ ...shownInput(header.name, header), ...shownVariables(header.variables) }))
+    }),
+  ...shownVariables(remote.variables)
+})
+
 /**
  * The first Streamable HTTP remote of the card whose URL can be filled and is https (or http on loopback).
  * Headers, variables marked secret or named like credentials, a URL's userinfo, query parameters named like
