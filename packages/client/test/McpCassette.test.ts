@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { advance } from "./fixtures/testClock.js"
+import { MAX_REMEMBERED, Normaliser } from "../src/internal/cassette/normalise.js"
 
 const SECRET = "sk-live-1234567890abcdef"
 
@@ -302,6 +303,23 @@ describe("McpCassette", () => {
       assert.isAbove(read.entries.length, 0)
       assert.strictEqual(read.entries.length + (read.header.dropped ?? 0), 4, "each message kept or counted")
     }))
+
+  it("a long session: the normaliser forgets answered ids and remembers at most MAX_REMEMBERED values, however many requests", () => {
+    const normaliser = new Normaliser()
+    for (let i = 0; i < 10_000; i++) {
+      const request = normaliser.message("client", { jsonrpc: "2.0", id: `req-${i}`, method: "ping" })
+      const answer = normaliser.message("server", { jsonrpc: "2.0", id: `req-${i}`, result: {} })
+      assert.strictEqual(answer["id"], request["id"], "an answer takes its request's number")
+    }
+    assert.strictEqual(normaliser.remembered, 0, "answered ids are forgotten")
+    // Never answered (a host that sends and goes), with progress tokens: bounded all the same.
+    for (let i = 0; i < 10_000; i++) {
+      normaliser.message("client", { jsonrpc: "2.0", id: i, method: "tools/call", params: { _meta: { progressToken: `t${i}` } } })
+    }
+    assert.isAtMost(normaliser.remembered, 2 * MAX_REMEMBERED)
+    const late = normaliser.message("server", { jsonrpc: "2.0", id: 9_999, result: {} })
+    assert.strictEqual(late["id"], 20_000, "a recent request is still numbered")
+  })
 
   describe("reading is bounded", () => {
     const header = McpCassette.encode(McpCassette.makeRecorder({ transport: "stdio" }).cassette()).trim()
