@@ -7,6 +7,7 @@
  */
 import * as Option from "effect/Option"
 import type { Implementation } from "../../McpSchema.js"
+import { credentialLike } from "../credentialName.js"
 import { isSecure } from "../secureUrl.js"
 import type { ServerCard } from "./schema.js"
 
@@ -24,17 +25,6 @@ export interface ConnectionOptionsInput {
   /** Values for the `{name}` variables of a remote's URL (a tenant, a region). */
   readonly variables?: Readonly<Record<string, string>> | undefined
 }
-
-/**
- * A name that says its value is a credential (`api_key`, `access_token`, `client-secret`, `password`, `auth`,
- * `sig`): such a URL variable is never filled from the card, and such a query parameter is dropped from a card's
- * URL. A card is a public document; a credential in it is either a leak or a trap (the card's author's account).
- */
-const credentialLike = (name: string): boolean =>
-  /(?:^|[_\-.])(?:token|key|apikey|secret|password|passwd|pwd|auth|authorization|credentials?|signature|sig|session)$/i
-    .test(name) ||
-  /[a-z](?:Key|Token|Secret|Password|Auth|Signature)$/.test(name) ||
-  name.toLowerCase() === "code"
 
 /**
  * A remote's URL with its `{name}` variables filled: from `variables`, else the card's pre-set `value` or
