@@ -162,3 +162,21 @@ describe("mcp-effect pinning", () => {
       assert.include(none.stderr, "no pins file")
     }))
 })
+
+describe("mcp-effect pinning: a credential on the server's command line", () => {
+  it.live("is not in the pins file's scope nor in what tools and pins print; the scope is stable across runs", () =>
+    Effect.gen(function*() {
+      const { description, pins, commandLine } = yield* pinServer
+      const target = ["--stdio", `${commandLine} --token=cli-s3cret`]
+      const first = yield* run(["tools", "--pins", pins, ...target])
+      assert.strictEqual(first.code, 0, first.stderr)
+      const listed = yield* run(["pins", "--json", "--pins", pins, ...target])
+      assert.strictEqual((JSON.parse(listed.stdout) as Listed).scope, `${commandLine} --token=[secret]`)
+      fs.writeFileSync(description, INJECTED)
+      const changed = yield* run(["tools", "--pins", pins, ...target])
+      assert.include(changed.stderr, "tool read left out: quarantined")
+      assert.include(changed.stderr, `--scope '${commandLine} --token=[secret]'`)
+      for (const out of [first, listed, changed]) assert.notInclude(out.stdout + out.stderr, "cli-s3cret")
+      assert.notInclude(fs.readFileSync(pins, "utf8"), "cli-s3cret")
+    }))
+})
