@@ -5,11 +5,13 @@
  */
 import { McpCassette } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import { request } from "node:http"
 import * as httpProxy from "../src/internal/cassette/httpProxy.js"
 import * as httpReplay from "../src/internal/cassette/httpReplay.js"
 import { MAX_BODY } from "../src/internal/cassette/loopback.js"
+import * as ReplaySession from "../src/internal/cassette/replaySession.js"
 
 /** A legacy cassette of one handshake. */
 const legacyCassette = () => {
@@ -86,4 +88,26 @@ describe("replay --http and record --url bounds", () => {
       assert.include(big.text, "request body larger than")
       assert.strictEqual(recorder.cassette().entries.length, 0)
     }).pipe(Effect.scoped), 60_000)
+
+  it.effect("replay (stdio's session): params and an id nested 100,000 deep are answered with the mismatch error; the replay goes on", () =>
+    Effect.gen(function*() {
+      const sent: Array<string> = []
+      const handshake = yield* Deferred.make<string>()
+      // As stdio's `send` writes: one JSON line per message.
+      const emit = (m: Record<string, unknown>) =>
+        Effect.suspend(() => {
+          const line = JSON.stringify(m)
+          sent.push(line)
+          return line.includes(`"serverInfo"`) ? Deferred.succeed(handshake, line) : Effect.void
+        })
+      const replay = yield* ReplaySession.make(legacyCassette(), (m) => Effect.asVoid(emit(m)), { fast: true, anyOrder: false })
+      const deep: unknown = JSON.parse(`${"[".repeat(100_000)}1${"]".repeat(100_000)}`)
+      yield* replay.offer({ jsonrpc: "2.0", id: 5, method: "initialize", params: { deep } })
+      yield* replay.offer({ jsonrpc: "2.0", id: deep, method: "initialize", params: {} })
+      const answers = sent.map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string } })
+      assert.deepStrictEqual(answers.map((a) => [a.id, a.error?.code]), [[5, ReplaySession.MISMATCH_CODE], [null, ReplaySession.MISMATCH_CODE]])
+      assert.include(answers[0]?.error?.message, "nested deeper than 64")
+      yield* replay.offer(JSON.parse(initialize) as Record<string, unknown>)
+      assert.include(yield* Deferred.await(handshake), `"id":1`)
+    }).pipe(Effect.scoped))
 })
