@@ -128,7 +128,15 @@ describe("mcp-effect card", () => {
         body: {
           name: `io.github.mcp-effect/${OfficialServer.SERVER_NAME}`,
           version: OfficialServer.SERVER_VERSION,
-          remotes: [{ type: "streamable-http", url: `http://card-user:card-s3cret@127.0.0.1:${port}/mcp?api_key=card-k3y&x=1` }]
+          remotes: [{
+            type: "streamable-http",
+            url: `http://card-user:card-s3cret@127.0.0.1:${port}/mcp?api_key=card-k3y&x=1`,
+            headers: [
+              { name: "Authorization", value: "Bearer card-t0ken" },
+              { name: "X-Signing", isSecret: true, default: "card-sign3d" },
+              { name: "X-Tenant", value: "acme-tenant" }
+            ]
+          }]
         }
       })
       const checked = yield* run(["card", `${cards.origin}/trap.json`, "--check", "--json"])
@@ -144,8 +152,15 @@ describe("mcp-effect card", () => {
       assert.match(plain.stdout, new RegExp(`^remotes:\\s+streamable-http http://127\\.0\\.0\\.1:${port}/mcp\\?x=1$`, "m"))
       const json = yield* run(["card", `${cards.origin}/trap.json`, "--json"])
       assert.strictEqual(json.code, 0, json.stderr)
+      // A header's value the card gives is shown unless it is secret or named like a credential (a marker then).
+      const remote = (JSON.parse(json.stdout) as { remotes: Array<{ headers: Array<Record<string, unknown>> }> }).remotes[0]
+      assert.deepStrictEqual(remote?.headers, [
+        { name: "Authorization", value: "[withheld]" },
+        { name: "X-Signing", isSecret: true, default: "[withheld]" },
+        { name: "X-Tenant", value: "acme-tenant" }
+      ])
       for (const out of [plain, json, checked]) {
-        for (const secret of ["card-user", "card-s3cret", "card-k3y"]) {
+        for (const secret of ["card-user", "card-s3cret", "card-k3y", "card-t0ken", "card-sign3d"]) {
           assert.notInclude(out.stdout + out.stderr, secret)
         }
       }

@@ -108,7 +108,8 @@ describe("mcp-effect pinning", () => {
       assert.match(early.stdout, /^read: its stored pin is damaged/m)
       const held = yield* run(["call", "read", "path=/etc/hosts", "--pins", pins, ...target])
       assert.strictEqual(held.code, 3)
-      assert.include(held.stderr, "its stored pin is damaged")
+      assert.include(held.stderr, "quarantined, its stored pin is damaged")
+      assert.notInclude(held.stderr, "changed since it was pinned")
       assert.include(held.stderr, `mcp-effect pins approve read --pins ${pins} --scope '${commandLine}'`)
       const approved = yield* run(["pins", "approve", "read", "--pins", pins, ...target])
       assert.match(approved.stdout, /^approved read: its stored pin was damaged/m)
@@ -159,5 +160,23 @@ describe("mcp-effect pinning", () => {
       const none = yield* run(["pins", "--scope", "files"], { env: { MCP_EFFECT_PINS: "" } })
       assert.strictEqual(none.code, 2)
       assert.include(none.stderr, "no pins file")
+    }))
+})
+
+describe("mcp-effect pinning: a credential on the server's command line", () => {
+  it.live("is not in the pins file's scope nor in what tools and pins print; the scope is stable across runs", () =>
+    Effect.gen(function*() {
+      const { description, pins, commandLine } = yield* pinServer
+      const target = ["--stdio", `${commandLine} --token=cli-s3cret`]
+      const first = yield* run(["tools", "--pins", pins, ...target])
+      assert.strictEqual(first.code, 0, first.stderr)
+      const listed = yield* run(["pins", "--json", "--pins", pins, ...target])
+      assert.strictEqual((JSON.parse(listed.stdout) as Listed).scope, `${commandLine} --token=[secret]`)
+      fs.writeFileSync(description, INJECTED)
+      const changed = yield* run(["tools", "--pins", pins, ...target])
+      assert.include(changed.stderr, "tool read left out: quarantined")
+      assert.include(changed.stderr, `--scope '${commandLine} --token=[secret]'`)
+      for (const out of [first, listed, changed]) assert.notInclude(out.stdout + out.stderr, "cli-s3cret")
+      assert.notInclude(fs.readFileSync(pins, "utf8"), "cli-s3cret")
     }))
 })

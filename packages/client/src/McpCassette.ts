@@ -146,8 +146,8 @@ export interface RecordOptions {
   /** Replace ISO 8601 timestamps in every string with `[timestamp]` (default false). */
   readonly timestamps?: boolean | undefined
   /**
-   * The most bytes of message lines kept (UTF-8, as the reader counts; default 64 MiB); past it, and for a line
-   * longer than the reader takes (16 MiB), messages are counted in the header's `dropped`.
+   * The most bytes of the file, its header line included (UTF-8, as the reader counts; default 64 MiB); past it,
+   * and for a line longer than the reader takes (16 MiB), messages are counted in the header's `dropped`.
    */
   readonly maxBytes?: number | undefined
 }

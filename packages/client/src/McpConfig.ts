@@ -50,6 +50,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -559,7 +560,12 @@ export const make = (
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       return yield* new McpConfigError({ detail: `concurrency must be a whole number of at least 1, got ${concurrency}` })
     }
-    const timeout = Duration.fromInputUnsafe(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
+    // Parsed here, not thrown: a duration from a caller's settings may be text that is not one.
+    const parsed = Duration.fromInput(options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT)
+    if (Option.isNone(parsed)) {
+      return yield* new McpConfigError({ detail: `connectTimeout is not a duration, got ${String(options.connectTimeout)}` })
+    }
+    const timeout = parsed.value
     const { config, malformed } = yield* readReporting(source, options)
     const entries = yield* selected(config, options.only, malformed)
     const failures: Array<McpConfigError | McpConfigServerError> = malformed.filter((error) =>

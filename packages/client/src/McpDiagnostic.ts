@@ -58,13 +58,16 @@ export type McpDiagnostic = Data.TaggedEnum<{
   ToolRemoved: { readonly scope: string; readonly name: string }
   /**
    * Tool pinning: a tool whose definition differs from its pin; `changes` says what changed in short lines
-   * (never a description's text), `decision` what `onChanged` (or, without it, the client) decided.
+   * (never a description's text), `decision` what `onChanged` (or, without it, the client) decided; `held`
+   * whether its definition differs from the pin (`"changed"`) or its stored pin does not decode (`"damaged"`:
+   * nothing to compare with), as `McpToolQuarantinedError.held` says.
    */
   ToolChanged: {
     readonly scope: string
     readonly name: string
     readonly changes: ReadonlyArray<string>
     readonly decision: "approve" | "quarantine"
+    readonly held?: "changed" | "damaged" | undefined
   }
   /**
    * Tool pinning: the pin store could not be read or written (or a write would pass its bounds), or the client

@@ -251,6 +251,17 @@ export const connectionOptions: (card: ServerCard, input?: ConnectionOptionsInpu
 export const withoutCredentials: (url: string) => string = advice.withoutCredentials
 
 /**
+ * A card's remote as it may be shown (a terminal, a log): its URL `withoutCredentials`, and each value the card
+ * gives to a header or a URL variable marked secret or named like a credential (`Authorization`, `X-API-Key`,
+ * `api_key`) replaced by `"[withheld]"`. `connectionOptions` never takes such values; this keeps them from
+ * being repeated.
+ *
+ * @since 0.3.0
+ * @category getters
+ */
+export const remoteWithoutCredentials: (remote: Remote) => Remote = advice.remoteWithoutCredentials
+
+/**
  * What a connected server said about itself.
  *
  * @since 0.1.0

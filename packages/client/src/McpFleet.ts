@@ -36,6 +36,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redis from "effect/persistence/Redis"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -59,7 +60,8 @@ import * as NodeMcpClient from "./NodeMcpClient.js"
 import { ResultCache } from "./ResultCache.js"
 
 /**
- * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start; or a task
+ * A fleet layer that could not be built: a key that is not 32 bytes, Redis unreachable at start, a setting
+ * that is not valid (`Options`: a rate limit's `window` or `timeout` that is not a duration); or a task
  * that cannot be resumed (`Task`: unknown, expired, another subject's or another server's; `Redis`: the record
  * could not be read). It never carries the key or a token.
  *
@@ -67,7 +69,7 @@ import { ResultCache } from "./ResultCache.js"
  * @category errors
  */
 export class McpFleetError extends Schema.TaggedError<McpFleetError>()("McpFleetError", {
-  reason: Schema.Literals(["Key", "Redis", "Task"]),
+  reason: Schema.Literals(["Key", "Redis", "Task", "Options"]),
   detail: Schema.String
 }) {
   override get message(): string {
@@ -209,18 +211,28 @@ export interface RateLimitOptions {
   readonly onWait?: ((millis: number) => void) | undefined
 }
 
+/** A duration from a caller's settings, parsed (not thrown: it may be text that is not one). */
+const durationOf = (name: string, input: Duration.Input): Effect.Effect<Duration.Duration, McpFleetError> =>
+  Option.match(Duration.fromInput(input), {
+    onNone: () => Effect.fail(new McpFleetError({ reason: "Options", detail: `${name} is not a duration, got ${String(input)}` })),
+    onSome: Effect.succeed
+  })
+
 const gateOf = (options: RateLimitOptions & { readonly key: string }) =>
-  Effect.flatMap(Health.current, (health) =>
-    rateLimit.gate({
+  Effect.gen(function*() {
+    const window = yield* durationOf("rateLimit.window", options.window)
+    const timeout = yield* durationOf("rateLimit.timeout", options.timeout ?? "1 second")
+    return yield* rateLimit.gate({
       limit: options.limit,
-      window: options.window,
+      window,
       algorithm: options.algorithm ?? "sliding-window",
       key: digest(options.key),
       prefix: options.prefix ?? "mcp-effect",
-      timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
-      health,
+      timeout,
+      health: yield* Health.current,
       onWait: options.onWait
-    }))
+    })
+  })
 
 /**
  * A per-server rate limit shared by the fleet, put in front of the `McpClient` of `self`: each operation
@@ -235,7 +247,7 @@ const gateOf = (options: RateLimitOptions & { readonly key: string }) =>
  * @category layers
  */
 export const withRateLimit = (options: RateLimitOptions & { readonly key: string }) =>
-<E, R>(self: Layer.Layer<McpClient.McpClient, E, R>): Layer.Layer<McpClient.McpClient, E, R | Redis.Redis> =>
+<E, R>(self: Layer.Layer<McpClient.McpClient, E, R>): Layer.Layer<McpClient.McpClient, E | McpFleetError, R | Redis.Redis> =>
   Layer.effect(
     McpClient.McpClient,
     Effect.gen(function*() {

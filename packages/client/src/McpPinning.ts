@@ -146,7 +146,9 @@ export const approve = (
 
 /**
  * The default scope of a stdio server: its command and arguments, joined with spaces (what the client was told
- * to run; the server cannot choose it).
+ * to run; the server cannot choose it), the value of each credential-like argument replaced by `[secret]`
+ * (`--token=…`, `--api-key …`, `API_KEY=…`, `Authorization: …`, `Bearer …`): a scope is written to the pins
+ * file and printed, and a rotated credential keeps the pins.
  *
  * @since 0.3.0
  * @category constructors

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { advance } from "./fixtures/testClock.js"
+import { MAX_REMEMBERED, Normaliser } from "../src/internal/cassette/normalise.js"
 
 const SECRET = "sk-live-1234567890abcdef"
 
@@ -268,6 +269,56 @@ describe("McpCassette", () => {
     const cassette = recorder.cassette()
     assert.strictEqual(cassette.header.dropped, 1)
     assert.deepStrictEqual(cassette.entries.map((e) => e.message["method"]), ["notifications/cancelled"])
+  })
+
+  it.effect("a client's params nested 100,000 deep are a tagged mismatch, and the replay goes on", () =>
+    Effect.gen(function*() {
+      const cassette = yield* recordSession("modern")
+      const sent: Array<unknown> = []
+      const { offer } = yield* McpCassette.player(cassette, (m) => Effect.sync(() => void sent.push(m)), { pacing: "fast" })
+      const deep: unknown = JSON.parse(`${"[".repeat(100_000)}1${"]".repeat(100_000)}`)
+      const first = cassette.entries[0]?.message ?? {}
+      const mismatch = yield* Effect.flip(offer({ ...first, id: 7, params: { deep } }))
+      assert.strictEqual(mismatch._tag, "McpCassetteMismatchError")
+      assert.include(mismatch.received, "nested deeper than 64")
+      // Inside params that otherwise match: the comparison stops at the depth a cassette is read to.
+      const call = cassette.entries.find((e) => e.message["method"] === "tools/call")?.message ?? {}
+      const session = yield* McpCassette.player(cassette, () => Effect.void, { pacing: "fast", strict: false })
+      const inner = yield* Effect.flip(session.offer({ ...call, params: { name: "deploy", arguments: { env: deep } } }))
+      assert.strictEqual(inner._tag, "McpCassetteMismatchError")
+      yield* offer(first)
+      yield* advance("1 millis")
+      assert.isAbove(sent.length, 0, "the recorded handshake is still answered")
+    }).pipe(Effect.scoped))
+
+  it.effect("the header line counts in maxBytes: what is recorded under a bound is read back under the same bound", () =>
+    Effect.gen(function*() {
+      const recorder = McpCassette.makeRecorder({ transport: "stdio", maxBytes: 700 })
+      for (let i = 1; i <= 4; i++) {
+        recorder.record("client", { jsonrpc: "2.0", method: "notifications/message", params: { text: "x".repeat(80) } }, i)
+      }
+      const text = McpCassette.encode(recorder.cassette())
+      assert.isAtMost(new TextEncoder().encode(text).length, 700)
+      const read = yield* McpCassette.parse(text, "t.ndjson", { maxBytes: 700 })
+      assert.isAbove(read.entries.length, 0)
+      assert.strictEqual(read.entries.length + (read.header.dropped ?? 0), 4, "each message kept or counted")
+    }))
+
+  it("a long session: the normaliser forgets answered ids and remembers at most MAX_REMEMBERED values, however many requests", () => {
+    const normaliser = new Normaliser()
+    for (let i = 0; i < 10_000; i++) {
+      const request = normaliser.message("client", { jsonrpc: "2.0", id: `req-${i}`, method: "ping" })
+      const answer = normaliser.message("server", { jsonrpc: "2.0", id: `req-${i}`, result: {} })
+      assert.strictEqual(answer["id"], request["id"], "an answer takes its request's number")
+    }
+    assert.strictEqual(normaliser.remembered, 0, "answered ids are forgotten")
+    // Never answered (a host that sends and goes), with progress tokens: bounded all the same.
+    for (let i = 0; i < 10_000; i++) {
+      normaliser.message("client", { jsonrpc: "2.0", id: i, method: "tools/call", params: { _meta: { progressToken: `t${i}` } } })
+    }
+    assert.isAtMost(normaliser.remembered, 2 * MAX_REMEMBERED)
+    const late = normaliser.message("server", { jsonrpc: "2.0", id: 9_999, result: {} })
+    assert.strictEqual(late["id"], 20_000, "a recent request is still numbered")
   })
 
   describe("reading is bounded", () => {

@@ -5,6 +5,7 @@
  */
 import { McpConfig, NodePromise } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
+import type * as Duration from "effect/Duration"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -69,6 +70,19 @@ describe("McpConfig.connectServers with many entries (issue 25, item 7)", () => 
     )
     assert.instanceOf(error, McpConfig.McpConfigError)
     assert.include(String(error), "concurrency must be a whole number of at least 1, got 0")
+    assert.isFalse(existsSync(log))
+  })
+
+  it("a connectTimeout that is not a duration is an McpConfigError, and starts nothing", async () => {
+    const log = path.join(mkdtempSync(path.join(tmpdir(), "mcp-config-bounds-")), "starts.log")
+    // As it comes from an untyped setting (a JSON file, an environment variable).
+    const connectTimeout = JSON.parse(`"2 fortnights"`) as Duration.Input
+    const error: unknown = await NodePromise.connectServers(configOf(2, log), { connectTimeout }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    assert.instanceOf(error, McpConfig.McpConfigError)
+    assert.include(String(error), "connectTimeout is not a duration, got 2 fortnights")
     assert.isFalse(existsSync(log))
   })
 })

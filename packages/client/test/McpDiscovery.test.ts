@@ -196,6 +196,24 @@ describe("McpDiscovery.card", () => {
     )
   })
 
+  it("remoteWithoutCredentials: values of secret or credential-named headers and variables are withheld, the rest kept", () => {
+    const shown = McpDiscovery.remoteWithoutCredentials({
+      type: "streamable-http",
+      url: "https://user:pw@{region}.example.com/mcp?token=t&x=1",
+      headers: [
+        { name: "X-API-Key", value: "k3y", choices: ["k1", "k2"] },
+        { name: "X-Trace", value: "on", variables: { session_token: { default: "s3ss" } } }
+      ],
+      variables: { region: { default: "eu" }, tenant: { isSecret: true, value: "t3nant" } }
+    })
+    assert.strictEqual(shown.url, "https://{region}.example.com/mcp?x=1")
+    assert.deepStrictEqual(shown.headers, [
+      { name: "X-API-Key", value: "[withheld]", choices: ["[withheld]", "[withheld]"] },
+      { name: "X-Trace", value: "on", variables: { session_token: { default: "[withheld]" } } }
+    ])
+    assert.deepStrictEqual(shown.variables, { region: { default: "eu" }, tenant: { isSecret: true, value: "[withheld]" } })
+  })
+
   it.effect("the README's card decodes, and connectionOptions of it is what the README says", () =>
     Effect.gen(function*() {
       const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")

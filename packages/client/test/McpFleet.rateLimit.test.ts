@@ -4,6 +4,7 @@
  * request timeout far shorter than the wait (the wait is not part of the call's timeout).
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -58,6 +59,23 @@ describe.skipIf(!haveRedis)("McpFleet shared rate limit", () => {
     assert.isAtLeast(took, 1000)
     assert.isAtLeast(waits.length, 6)
     assert.isAbove(Math.max(...waits), 200)
+  })
+})
+
+describe.skipIf(!haveRedis)("McpFleet rate limit settings", () => {
+  it("a window or a timeout that is not a duration is an McpFleetError (Options), not a thrown defect", async () => {
+    // As they come from an untyped setting (a JSON file).
+    const bad = JSON.parse(`{ "window": "a fortnight", "timeout": "soon" }`) as { window: Duration.Input; timeout: Duration.Input }
+    const built = (settings: { readonly window?: Duration.Input; readonly timeout?: Duration.Input }) =>
+      McpFleet.withRateLimit({ limit: 4, window: "1 second", key: "http://mcp.example/mcp", prefix: "rl-bad", ...settings })(
+        server.layer()
+      ).pipe(Layer.provide(NodeRedis.layer({ url: redis?.url ?? "" })), Layer.build, Effect.scoped, Effect.flip)
+    const window = await Effect.runPromise(built({ window: bad.window }))
+    assert.instanceOf(window, McpFleet.McpFleetError)
+    assert.deepInclude(window, { reason: "Options", detail: "rateLimit.window is not a duration, got a fortnight" })
+    const timeout = await Effect.runPromise(built({ timeout: bad.timeout }))
+    assert.instanceOf(timeout, McpFleet.McpFleetError)
+    assert.include(timeout.message, "rateLimit.timeout is not a duration, got soon")
   })
 })
 

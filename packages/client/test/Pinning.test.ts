@@ -432,3 +432,22 @@ describe("tool pinning (scripted server)", () => {
       assert.deepStrictEqual(yield* McpPinning.list(store, "files"), [])
     }))
 })
+
+describe("the stdio scope keeps credentials out (it is written to the pins file and printed)", () => {
+  it("a credential-like argument's value is [secret]; the command's shape and other arguments stay; stable", () => {
+    const args = [
+      "server.js", "--port", "8080", "--token=tok-s3cret", "--api-key", "key-s3cret", "API_KEY=env-s3cret",
+      "Authorization: Bearer hdr-s3cret", "--header", "X-Custom: Bearer bare-s3cret", "--auth", "--verbose"
+    ]
+    const scope = McpPinning.stdioScope("node", args)
+    assert.strictEqual(
+      scope,
+      "node server.js --port 8080 --token=[secret] --api-key [secret] API_KEY=[secret] Authorization: [secret] " +
+        "--header X-Custom: Bearer [secret] --auth --verbose"
+    )
+    for (const secret of ["tok-s3cret", "key-s3cret", "env-s3cret", "hdr-s3cret", "bare-s3cret"]) assert.notInclude(scope, secret)
+    // The same server with a rotated credential is the same scope; a command without credentials is as written.
+    assert.strictEqual(McpPinning.stdioScope("node", args.map((a) => a.replace("s3cret", "r0tated"))), scope)
+    assert.strictEqual(McpPinning.stdioScope("npx", ["-y", "@scope/server", "--dir=/tmp"]), "npx -y @scope/server --dir=/tmp")
+  })
+})

@@ -25,7 +25,7 @@ const headersOf = (raw: IncomingMessage["headers"]): Record<string, string> => {
   return out
 }
 
-interface Proxy {
+export interface Proxy {
   readonly upstream: URL
   readonly headers: Readonly<Record<string, string>>
   readonly recorder: McpCassette.Recorder
@@ -34,10 +34,8 @@ interface Proxy {
 
 const forward = async (proxy: Proxy, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const body = await loopback.readBody(req)
-  if (body === undefined) {
-    res.writeHead(413).end()
-    return
-  }
+  if (body === "too-large") return loopback.refuseTooLarge(req, res)
+  if (body === undefined) return void res.writeHead(400).end()
   const headers = { ...headersOf(req.headers), ...proxy.headers }
   // Every request's credentials, with a message or not (a GET stream's token, refreshed), are never written.
   proxy.recorder.noteHeaders(headers)

@@ -15,6 +15,9 @@ import * as loopback from "./loopback.js"
 import * as ReplaySession from "./replaySession.js"
 import { messagesOf } from "./sse.js"
 
+/** The most legacy sessions a replay keeps open: a host that initializes again and again costs no more. */
+export const MAX_SESSIONS = 1024
+
 /** Where the replay's messages go: the open event streams of requests (by request id, newest last), GETs. */
 interface Streams {
   readonly pending: Map<string, ServerResponse>
@@ -41,13 +44,14 @@ const route = (streams: Streams, message: Record<string, unknown>) => {
 export const serve = (
   cassette: McpCassette.Cassette,
   port: number,
-  options: { readonly fast: boolean; readonly anyOrder: boolean }
+  options: { readonly fast: boolean; readonly anyOrder: boolean; readonly maxSessions?: number | undefined }
 ): Effect.Effect<string, Error, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
     const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(context)(effect)
     const legacy = cassette.header.era === "legacy"
     const path = cassette.header.path ?? "/mcp"
+    const maxSessions = options.maxSessions ?? MAX_SESSIONS
     const sessions = new Set<string>()
     const streams: Streams = { pending: new Map(), get: new Set() }
     const replay = yield* ReplaySession.make(cassette, (m) => Effect.sync(() => route(streams, m)), options)
@@ -69,6 +73,7 @@ export const serve = (
       }
       if (req.method !== "POST") return void res.writeHead(405).end()
       const body = await loopback.readBody(req)
+      if (body === "too-large") return loopback.refuseTooLarge(req, res)
       const messages = body === undefined ? [] : messagesOf(body.toString("utf8"))
       const opens = legacy && messages[0]?.["method"] === "initialize"
       if (typeof header === "string" && !known) {
@@ -77,7 +82,14 @@ export const serve = (
         )
       }
       const session = opens ? randomUUID() : undefined
-      if (session !== undefined) sessions.add(session)
+      if (session !== undefined) {
+        sessions.add(session)
+        // The oldest session past the bound is forgotten (its client gets 404 and, as the spec asks, starts anew).
+        for (const oldest of sessions) {
+          if (sessions.size <= maxSessions) break
+          sessions.delete(oldest)
+        }
+      }
       const requests = messages.filter((m) => typeof m["method"] === "string" && m["id"] !== undefined)
       if (requests.length === 0) res.writeHead(202).end()
       else {

@@ -57,17 +57,33 @@ export const listen = (
 /** The largest request body taken from a host. */
 export const MAX_BODY = 16 * 1024 * 1024
 
-/** A request's body, whole; `undefined` past `MAX_BODY` (the request is dropped) or when it breaks. */
-export const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
+/**
+ * A request's body, whole; `"too-large"` past `MAX_BODY` (nothing more is kept; answer it with `refuseTooLarge`),
+ * `undefined` when it breaks.
+ */
+export const readBody = (req: IncomingMessage): Promise<Buffer | "too-large" | undefined> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       if ((size += chunk.length) > MAX_BODY) {
-        req.destroy()
-        resolve(undefined)
+        req.off("data", onData)
+        chunks.length = 0
+        resolve("too-large")
       } else chunks.push(chunk)
-    })
+    }
+    req.on("data", onData)
     req.on("end", () => resolve(Buffer.concat(chunks)))
     req.on("error", () => resolve(undefined))
   })
+
+/**
+ * Refuse a body past `MAX_BODY` with 413 and a JSON-RPC error, and close the connection once the answer is
+ * out (the rest of the body is not read: the host learns why instead of meeting a reset).
+ */
+export const refuseTooLarge = (req: IncomingMessage, res: ServerResponse): void => {
+  res.once("finish", () => req.destroy())
+  res.writeHead(413, { "content-type": "application/json", connection: "close" }).end(
+    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `request body larger than ${MAX_BODY} bytes` } })
+  )
+}

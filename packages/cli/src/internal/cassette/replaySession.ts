@@ -36,7 +36,9 @@ export const make = (
             if (typeof message["method"] !== "string" || id === undefined) return
             yield* emit({
               jsonrpc: "2.0",
-              id,
+              // An id that is not one JSON-RPC allows (a hostile host's object, maybe nested without end) is not
+              // echoed: the answer says null, as for an id that cannot be told.
+              id: typeof id === "string" || typeof id === "number" ? id : null,
               error: {
                 code: MISMATCH_CODE,
                 message: `mcp-effect replay: ${mismatch.message}`,

@@ -7,7 +7,8 @@
  * URL's userinfo, fragment and credential-named query parameters). What a card or a catalog says is printed bounded
  * (each field, each table cell, the whole table: see `print.ts`); `--json` prints it whole (at most the 1 MiB read).
  * The URLs of a card or a catalog are shown without their userinfo, fragment and credential-named query
- * parameters, in every form (`McpDiscovery.withoutCredentials`).
+ * parameters, in every form (`McpDiscovery.withoutCredentials`), and the values of its secret or credential-named
+ * headers and URL variables are withheld (`McpDiscovery.remoteWithoutCredentials`).
  */
 import { McpDiscovery } from "@mcp-effect/client"
 import * as Argument from "effect/cli/Argument"
@@ -34,13 +35,14 @@ const remoteLine = (remote: McpDiscovery.Remote) => {
   return `${remote.type} ${remote.url}${versions.length === 0 ? "" : ` (protocol ${versions.join(", ")})`}`
 }
 
-/** A card as it may be shown: its URLs without what would carry a credential (`McpDiscovery.withoutCredentials`). */
+/**
+ * A card as it may be shown: its URLs without what would carry a credential (`McpDiscovery.withoutCredentials`),
+ * the values of its secret or credential-named headers and variables withheld (`remoteWithoutCredentials`).
+ */
 const shown = (card: McpDiscovery.ServerCard): McpDiscovery.ServerCard => ({
   ...card,
   ...(card.websiteUrl === undefined ? {} : { websiteUrl: McpDiscovery.withoutCredentials(card.websiteUrl) }),
-  ...(card.remotes === undefined
-    ? {}
-    : { remotes: card.remotes.map((remote) => ({ ...remote, url: McpDiscovery.withoutCredentials(remote.url) })) })
+  ...(card.remotes === undefined ? {} : { remotes: card.remotes.map(McpDiscovery.remoteWithoutCredentials) })
 })
 
 const PAD = "               "

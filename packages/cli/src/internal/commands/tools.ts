@@ -50,12 +50,15 @@ const report = (
       // What changed, in the library's short lines: never the new description itself.
       const changes = diagnostic.changes.join("; ")
       if (diagnostic.decision === "approve") return status.line(`mcp-effect: tool ${diagnostic.name} changed (approved): ${changes}`)
+      const held = diagnostic.held ?? "changed"
       quarantined.set(
         diagnostic.name,
-        new McpPinning.McpToolQuarantinedError({ tool: diagnostic.name, scope: diagnostic.scope, changes: diagnostic.changes })
+        new McpPinning.McpToolQuarantinedError({ tool: diagnostic.name, scope: diagnostic.scope, changes: diagnostic.changes, held })
       )
+      // A damaged pin has nothing to compare with: its line (in `changes`) says so, not "changed".
+      const why = held === "damaged" ? changes : `its definition changed since it was pinned: ${changes}`
       return status.line(
-        `mcp-effect: tool ${diagnostic.name} left out: quarantined, its definition changed since it was pinned: ${changes} ` +
+        `mcp-effect: tool ${diagnostic.name} left out: quarantined, ${why} ` +
           `(review what it offers now with tools --wide --schema, without --pins; then: ` +
           `${approveCommand(pinsFile, diagnostic.scope, [diagnostic.name])})`
       )

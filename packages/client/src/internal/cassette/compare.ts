@@ -7,6 +7,7 @@
  * @internal
  */
 import { isRecord, type JsonObject, MetaKey } from "../../McpSchema.js"
+import { MAX_DEPTH, measure } from "../outputSchema.js"
 import { TRACE_KEYS } from "./normalise.js"
 
 const CLIENT_META: ReadonlyArray<string> = [MetaKey.clientInfo, MetaKey.clientCapabilities, "progressToken", ...TRACE_KEYS]
@@ -27,9 +28,19 @@ export const comparableParams = (method: string, params: unknown): JsonObject =>
   return out
 }
 
+/**
+ * Whether a value nests deeper than `MAX_DEPTH` (a hostile client's params may nest without end, and
+ * `JSON.stringify` of such a value overflows the stack): measured first, without recursion.
+ *
+ * @internal
+ */
+export const tooDeep = (value: unknown): boolean => measure(value, Number.POSITIVE_INFINITY) === "too-deep"
+
+const DEEP = `a value nested deeper than ${MAX_DEPTH} levels`
+
 /** A value in short, for a message (at most `max` characters). @internal */
 export const short = (value: unknown, max = 120): string => {
-  const text = value === undefined ? "nothing" : JSON.stringify(value) ?? String(value)
+  const text = value === undefined ? "nothing" : tooDeep(value) ? DEEP : JSON.stringify(value) ?? String(value)
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
@@ -46,6 +57,11 @@ export const differences = (recorded: unknown, actual: unknown, path = "", max =
   const out: Array<string> = []
   const walk = (a: unknown, b: unknown, where: string, depth: number): void => {
     if (out.length >= max) return
+    const leaf = () => out.push(`${where || "value"}: ${short(a, 60)} recorded, ${short(b, 60)} now`)
+    if (depth >= MAX_DEPTH && (tooDeep(a) || tooDeep(b))) {
+      // Past the depth a cassette is read to, a value is not compared further: deeper is a difference by itself.
+      return void leaf()
+    }
     if (Array.isArray(a) && Array.isArray(b)) {
       if (a.length !== b.length) {
         out.push(`${where || "value"}: ${a.length} items recorded, ${b.length} now`)
@@ -54,11 +70,11 @@ export const differences = (recorded: unknown, actual: unknown, path = "", max =
       a.forEach((item, i) => walk(item, b[i], at(where, i), depth + 1))
       return
     }
-    if (isRecord(a) && isRecord(b) && !Array.isArray(a) && !Array.isArray(b) && depth < 64) {
+    if (isRecord(a) && isRecord(b) && !Array.isArray(a) && !Array.isArray(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[key], b[key], at(where, key), depth + 1)
       return
     }
-    if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${where || "value"}: ${short(a, 60)} recorded, ${short(b, 60)} now`)
+    if (tooDeep(a) || tooDeep(b) || JSON.stringify(a) !== JSON.stringify(b)) leaf()
   }
   walk(recorded, actual, path, 0)
   return out

@@ -33,25 +33,43 @@ export const normalisedKinds = (options: NormaliseOptions | undefined): Readonly
   ...(options?.timestamps === true ? ["timestamps"] : [])
 ]
 
+/** The most values a numbering remembers: past it the oldest is forgotten (a session may last for ever). */
+export const MAX_REMEMBERED = 4096
+
 /**
  * Actual values to stable ones, numbered in order. `of` gives a value seen before its number again (session
  * ids); `fresh` numbers every occurrence anew (request ids and progress tokens, which a client reuses from one
- * connection to the next), and `known` finds the newest number of a value.
+ * connection to the next), `known` finds the newest number of a value, and `forget` drops it (an id once
+ * answered). At most `MAX_REMEMBERED` values are kept, the oldest forgotten first: memory stays bounded
+ * however long the session.
  */
 class Numbering {
   private readonly seen = new Map<string, string | number>()
   private count = 0
   constructor(private readonly make: (n: number) => string | number) {}
+  get size(): number {
+    return this.seen.size
+  }
   of(value: unknown): string | number {
     return this.known(value) ?? this.fresh(value)
   }
   fresh(value: unknown): string | number {
     const stable = this.make(++this.count)
-    this.seen.set(JSON.stringify(value), stable)
+    const key = JSON.stringify(value)
+    // Re-inserted, so that the order of the map is the order of use.
+    this.seen.delete(key)
+    this.seen.set(key, stable)
+    for (const oldest of this.seen.keys()) {
+      if (this.seen.size <= MAX_REMEMBERED) break
+      this.seen.delete(oldest)
+    }
     return stable
   }
   known(value: unknown): string | number | undefined {
     return this.seen.get(JSON.stringify(value))
+  }
+  forget(value: unknown): void {
+    this.seen.delete(JSON.stringify(value))
   }
 }
 
@@ -92,6 +110,11 @@ export class Normaliser {
   private readonly sessions = new Numbering((n) => `session-${n}`)
   constructor(private readonly options: NormaliseOptions = {}) {}
 
+  /** How many values the numberings remember (bounded by `MAX_REMEMBERED` each). */
+  get remembered(): number {
+    return this.clientIds.size + this.serverIds.size + this.tokens.size + this.sessions.size
+  }
+
   /** A message, as the cassette keeps it. */
   message(from: "client" | "server", message: JsonObject): JsonObject {
     const out = this.params(from, this.id(from, message))
@@ -117,6 +140,8 @@ export class Normaliser {
     const own = from === "client" ? this.clientIds : this.serverIds
     const other = from === "client" ? this.serverIds : this.clientIds
     const id = isRequest ? own.fresh(message["id"]) : other.known(message["id"]) ?? message["id"]
+    // An answered request's id is not needed again (a client may reuse it: it is numbered anew then).
+    if (!isRequest) other.forget(message["id"])
     return { ...message, id }
   }
 

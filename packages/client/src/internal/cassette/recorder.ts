@@ -16,6 +16,9 @@ import { Redactor, type Secret } from "./redaction.js"
 
 const encoder = new TextEncoder()
 
+/** The bytes of one line as the reader counts them: UTF-8, with its newline. */
+const lineBytes = (line: unknown): number => encoder.encode(JSON.stringify(line)).length + 1
+
 /** @internal */
 export interface RecorderOptions extends NormaliseOptions {
   readonly transport: Header["transport"]
@@ -23,7 +26,7 @@ export interface RecorderOptions extends NormaliseOptions {
   readonly path?: string | undefined
   /** Values never written, each with what it is. */
   readonly secrets?: ReadonlyArray<Secret> | undefined
-  /** The most bytes (UTF-8) of message lines kept (default 64 MiB, what the reader takes). */
+  /** The most bytes (UTF-8) of the file, header line included (default 64 MiB, what the reader takes). */
   readonly maxBytes?: number | undefined
 }
 
@@ -46,6 +49,8 @@ export class Recorder {
   private readonly normaliser: Normaliser
   readonly redactor: Redactor
   private readonly entries: Array<Entry> = []
+  /** The size of each kept entry's line, as the reader counts it. */
+  private readonly sizes: Array<number> = []
   private bytes = 0
   private dropped = 0
   private start: number | undefined
@@ -83,13 +88,14 @@ export class Recorder {
     }
     // Counted as the reader counts: UTF-8 bytes of the line and its newline; a line the reader would refuse is
     // not kept (a cassette is never written that cannot be read back).
-    const size = encoder.encode(JSON.stringify(entry)).length + 1
+    const size = lineBytes(entry)
     if (size > DEFAULT_MAX_LINE_BYTES || this.bytes + size > (this.options.maxBytes ?? DEFAULT_MAX_BYTES)) {
       this.dropped++
       return
     }
     this.bytes += size
     this.entries.push(entry)
+    this.sizes.push(size)
   }
 
   private http(http: WireHttp, removed: Set<string>): HttpInfo {
@@ -130,23 +136,41 @@ export class Recorder {
     }
   }
 
-  /** The cassette so far (the header worked out now). */
+  /**
+   * The cassette so far (the header worked out now). The header's line counts in `maxBytes` as the reader
+   * counts it: the newest messages that do not fit beside it are left out (counted as dropped), so a written
+   * cassette is always readable by the reader's bound.
+   */
   readonly cassette = (): Cassette => {
+    const max = this.options.maxBytes ?? DEFAULT_MAX_BYTES
+    let kept = this.entries.length
+    let bytes = this.bytes
+    let header = this.header(this.dropped)
+    for (let size = lineBytes(header); size + bytes > max && kept > 0; size = lineBytes(header)) {
+      bytes -= this.sizes[--kept] ?? 0
+      header = this.header(this.dropped + this.entries.length - kept)
+    }
+    return { header, entries: this.entries.slice(0, kept) }
+  }
+
+  private header(dropped: number): Header {
     const removed = new Set<string>()
+    const server = this.server === null ? null : this.redactor.message(this.server, removed)
     const header: Header = {
       format: FORMAT,
       version: VERSION,
       // Nothing recorded yet: the time the cassette is taken.
       recordedAt: this.startedAt ?? new Date().toISOString(),
       recorder: { name: "mcp-effect", version: CLIENT_VERSION },
-      server: this.server === null ? null : this.redactor.message(this.server, removed),
+      server,
       era: this.era,
       protocolVersion: this.protocolVersion,
       transport: this.options.transport,
       ...(this.options.path === undefined ? {} : { path: this.options.path }),
       normalised: normalisedKinds(this.options),
-      ...(this.dropped === 0 ? {} : { dropped: this.dropped })
+      ...(dropped === 0 ? {} : { dropped })
     }
-    return { header, entries: [...this.entries] }
+    // A server's identity too long for a line the reader takes is left out rather than written unreadable.
+    return lineBytes(header) > DEFAULT_MAX_LINE_BYTES ? { ...header, server: null } : header
   }
 }

@@ -23,7 +23,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { McpCassetteMismatchError } from "../../McpCassetteError.js"
 import { isRecord, type JsonObject } from "../../McpSchema.js"
-import { comparableParams, differences, short } from "./compare.js"
+import { comparableParams, differences, short, tooDeep } from "./compare.js"
 import type { Cassette, Entry } from "./model.js"
 
 /** @internal */
@@ -148,6 +148,9 @@ export class ReplaySession {
    * (sent at once, unpaced: a refused probe among them); or the mismatch.
    */
   match(message: JsonObject): { readonly entries: ReadonlyArray<Entry>; readonly anchor: number; readonly handshake: boolean } | McpCassetteMismatchError {
+    // A cassette is read no deeper than MAX_DEPTH, so a deeper message matches nothing; refused before any
+    // comparison (a hostile client's params may nest deep enough to overflow the stack).
+    if (tooDeep(message)) return this.mismatch(this.entries[this.cursor], message, "the message nests deeper than a cassette is read")
     if (isNotification(message)) {
       const next = this.entries[this.cursor]
       if (next?.from !== "client" || next.message["method"] !== message["method"]) {

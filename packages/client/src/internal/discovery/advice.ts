@@ -7,6 +7,7 @@
  */
 import * as Option from "effect/Option"
 import type { Implementation } from "../../McpSchema.js"
+import { credentialLike } from "../credentialName.js"
 import { isSecure } from "../secureUrl.js"
 import type { ServerCard } from "./schema.js"
 
@@ -24,17 +25,6 @@ export interface ConnectionOptionsInput {
   /** Values for the `{name}` variables of a remote's URL (a tenant, a region). */
   readonly variables?: Readonly<Record<string, string>> | undefined
 }
-
-/**
- * A name that says its value is a credential (`api_key`, `access_token`, `client-secret`, `password`, `auth`,
- * `sig`): such a URL variable is never filled from the card, and such a query parameter is dropped from a card's
- * URL. A card is a public document; a credential in it is either a leak or a trap (the card's author's account).
- */
-const credentialLike = (name: string): boolean =>
-  /(?:^|[_\-.])(?:token|key|apikey|secret|password|passwd|pwd|auth|authorization|credentials?|signature|sig|session)$/i
-    .test(name) ||
-  /[a-z](?:Key|Token|Secret|Password|Auth|Signature)$/.test(name) ||
-  name.toLowerCase() === "code"
 
 /**
  * A remote's URL with its `{name}` variables filled: from `variables`, else the card's pre-set `value` or
@@ -93,6 +83,45 @@ export const withoutCredentials = (text: string): string => {
   stripCredentials(url)
   return url.href === written ? text : url.href
 }
+
+/** What stands, in a remote as shown, for a value the card gave to a secret or a credential-named input. @internal */
+export const WITHHELD = "[withheld]"
+
+type Input = NonNullable<Remote["variables"]>[string]
+
+/** An input (a header or a URL variable) as shown: its values withheld when it is secret or named like a credential. */
+const shownInput = <I extends Input>(name: string, input: I): I => {
+  const secret = input.isSecret === true || credentialLike(name)
+  const withheld = secret
+    ? {
+      ...(input.value === undefined ? {} : { value: WITHHELD }),
+      ...(input.default === undefined ? {} : { default: WITHHELD }),
+      ...(input.choices === undefined ? {} : { choices: input.choices.map(() => WITHHELD) })
+    }
+    : {}
+  return { ...input, ...withheld }
+}
+
+const shownVariables = (variables: Remote["variables"]) =>
+  variables === undefined
+    ? {}
+    : { variables: Object.fromEntries(Object.entries(variables).map(([name, input]) => [name, shownInput(name, input)])) }
+
+/**
+ * A card's remote as it may be shown: its URL `withoutCredentials`, and the values the card gives to a header
+ * or URL variable that is marked secret or named like a credential (`Authorization`, `X-API-Key`) replaced by
+ * `WITHHELD`, as `connectionOptions` never takes them. @internal
+ */
+export const remoteWithoutCredentials = (remote: Remote): Remote => ({
+  ...remote,
+  url: withoutCredentials(remote.url),
+  ...(remote.headers === undefined
+    ? {}
+    : {
+      headers: remote.headers.map((header) => ({ ...shownInput(header.name, header), ...shownVariables(header.variables) }))
+    }),
+  ...shownVariables(remote.variables)
+})
 
 /**
  * The first Streamable HTTP remote of the card whose URL can be filled and is https (or http on loopback).

@@ -37,7 +37,7 @@ export type Algorithm = "sliding-window" | "fixed-window" | "token-bucket"
 export interface RateLimitOptions {
   /** Operations (requests) per `window`, across every process sharing the key. */
   readonly limit: number
-  readonly window: Duration.Input
+  readonly window: Duration.Duration
   readonly algorithm: Algorithm
   /** The shared key (the server's identity, hashed). */
   readonly key: string
@@ -158,7 +158,7 @@ const slidingGate = (
 export const gate = (options: RateLimitOptions): Effect.Effect<Gate, never, Redis.Redis> =>
   Effect.gen(function*() {
     const redis = yield* Redis.Redis
-    const windowMs = Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(options.window))))
+    const windowMs = Math.max(1, Math.round(Duration.toMillis(options.window)))
     const limit = Math.max(1, Math.floor(options.limit))
     if (options.algorithm === "sliding-window") return slidingGate(options, redis, limit, windowMs)
     const trip = tripper({ timeout: options.timeout }, options.health)

@@ -146,10 +146,17 @@ const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stor
     const changes = damaged
       ? [cut(`its stored pin is damaged (${damage}): approve to pin the definition offered now`, 300)]
       : describeChange(record.pinned, print)
+    const held = damaged ? "damaged" : "changed"
     const decision = yield* ctx.decide({ scope, name, changes, pinnedHash: record.pinned.hash, hash: print.hash, tool })
     yield* ctx.reportOnce(
       `changed:${name}\u0000${print.hash}`,
-      McpDiagnostic.ToolChanged({ scope: cut(scope, MAX_NAME), name: cut(name, MAX_NAME), changes, decision }),
+      McpDiagnostic.ToolChanged({
+        scope: cut(scope, MAX_NAME),
+        name: cut(name, MAX_NAME),
+        changes,
+        decision,
+        held
+      }),
       decision === "quarantine"
         ? `mcp pinning: tool ${cut(name, MAX_NAME)} (${cut(scope, MAX_NAME)}) quarantined: ${changes.join("; ")}`
         : undefined
@@ -158,7 +165,7 @@ const checkTool = (ctx: Ctx, scope: string, tool: Tool, print: Fingerprint, stor
       ctx.release(name)
       return { usable: true, write: pin(name, print, now) }
     }
-    ctx.hold(scope, name, changes, damaged ? "damaged" : "changed")
+    ctx.hold(scope, name, changes, held)
     const write: PinRecord | undefined = !isDamaged(stored) && record.pending?.fingerprint.hash === print.hash
       ? undefined
       : { ...record, pending: { fingerprint: print, seenAt: now } }
