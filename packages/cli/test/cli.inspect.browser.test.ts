@@ -241,9 +241,11 @@ describe("mcp-effect inspect: server-everything over stdio, through the relay", 
 
   it("checks structuredContent against the tool's outputSchema under a CSP that refuses eval", async () => {
     // The page is served with a CSP whose script-src has no 'unsafe-eval' (the client compiles no code).
-    const csp = await page.evaluate(() =>
-      fetch(location.origin + location.pathname).then((response) => response.headers.get("content-security-policy"))
-    )
+    // Run in the page (this file's types have no DOM): its own address, fetched again for its headers.
+    const csp = await page.evaluate(() => {
+      const { origin, pathname } = (globalThis as unknown as { location: { origin: string; pathname: string } }).location
+      return fetch(origin + pathname).then((response) => response.headers.get("content-security-policy"))
+    })
     const scriptSrc = (csp ?? "").split(";").map((directive) => directive.trim()).find((d) => d.startsWith("script-src"))
     assert.strictEqual(scriptSrc, "script-src 'self'")
     await tab(page, "tools")
