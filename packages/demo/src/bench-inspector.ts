@@ -95,7 +95,7 @@ const measure = async (browser: Browser): Promise<InspectorRun> => {
     let rawBytes = 0
     for (const response of loaded) {
       gzipBytes += (await response.request().sizes()).responseBodySize
-      rawBytes += (await response.body().catch(() => Buffer.alloc(0))).length
+      rawBytes += (await response.body()).length
     }
     return { gzipBytes, rawBytes, files: loaded.length, connectedMs }
   } finally {
