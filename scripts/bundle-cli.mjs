@@ -11,9 +11,12 @@
  * first, for the browser, into one script that the CLI bundle carries as a string (the `inspector:page` module):
  * nothing is downloaded at run time, and a command other than `inspect` never loads it.
  *
+ * The chunk that carries the page's script gets no source map: its map would only repeat the page (already
+ * minified, some 840 KB) as the source of a string, naming nothing a stack trace needs, in every install.
+ *
  * Run by `npm run build` after tsc; `node scripts/bundle-cli.mjs` alone rebuilds the bundle.
  */
-import { rmSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -73,3 +76,15 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
+
+/** Drops the map of every chunk whose sources include the page's script, and the chunk's link to it. */
+const chunks = path.join(outdir, "chunks")
+for (const name of readdirSync(chunks).filter((file) => file.endsWith(".js.map"))) {
+  const map = path.join(chunks, name)
+  const { sources } = JSON.parse(readFileSync(map, "utf8"))
+  if (!sources.some((source) => source.startsWith("inspector-page:"))) continue
+  const script = map.slice(0, -".map".length)
+  const code = readFileSync(script, "utf8").replace(`\n//# sourceMappingURL=${name}\n`, "\n")
+  writeFileSync(script, code)
+  rmSync(map)
+}

@@ -494,6 +494,33 @@ describe("mcp-effect inspect: an OAuth-protected server (oidc-provider)", () => 
   }, 90_000)
 })
 
+describe("mcp-effect inspect: an OAuth server that refuses dynamic registration", () => {
+  it("the Auth view's registration step is an error with the server's reason; nothing is attempted after it", async () => {
+    const port = await freePort()
+    const reason = "redirect_uris must use https on this server"
+    const oauth = await startOAuthProtected({ cors: { origin: `http://127.0.0.1:${port}` }, refuseRegistration: reason })
+    stops.push(() => void oauth.close())
+    const { page } = await open(["--url", oauth.mcpUrl, "--port", String(port)])
+    try {
+      // The client registers before it can build the authorization URL: the refusal comes before any sign-in.
+      await tab(page, "auth")
+      const registration = page.locator("[data-testid=auth-step][data-step=registration][data-status=error]")
+      await registration.waitFor({ timeout: 30_000 })
+      assert.include(await registration.innerText(), reason)
+      assert.include(await registration.innerText(), "invalid_client_metadata")
+      for (const step of ["authorize", "token", "refresh"]) {
+        assert.strictEqual(await page.locator(`[data-testid=auth-step][data-step=${step}]`).count(), 0, step)
+      }
+      assert.strictEqual(await page.locator("[data-testid=sign-in]").count(), 0)
+      assert.strictEqual(oauth.counts.registrations, 0)
+      assert.strictEqual(oauth.counts.authorizations, 0)
+      assert.notStrictEqual(await page.locator("[data-testid=connection-status]").getAttribute("data-status"), "connected")
+    } finally {
+      await page.close()
+    }
+  }, 90_000)
+})
+
 describe("mcp-effect inspect: a server's text is text", () => {
   it("markup in a tool's name, description and schema is shown as written, never run", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-inspect-markup-"))

@@ -169,3 +169,24 @@ describe("npm pack, then install into an empty project", () => {
     assert.include(map.sourcesContent[main], "NodeRuntime.runMain(")
   })
 })
+
+describe("npm pack of the CLI: what an install carries", () => {
+  it("no packed source map repeats the inspector page (the page's chunk ships without one)", () => {
+    const packed = execFileSync("npm", ["pack", "--dry-run", "--json", "-w", "packages/cli"], {
+      cwd: repo,
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    const [pack] = JSON.parse(packed) as ReadonlyArray<{ readonly files: ReadonlyArray<{ readonly path: string }> }>
+    const files = (pack?.files ?? []).map((file) => file.path)
+    const page = files.find((file) => /^dist\/bundle\/chunks\/pageAssets-[^/]+\.js$/.test(file))
+    assert.isDefined(page, "the page's chunk is packed")
+    const maps = files.filter((file) => file.endsWith(".js.map"))
+    assert.isAbove(maps.length, 0)
+    for (const file of maps) {
+      const map = JSON.parse(readFileSync(path.join(repo, "packages/cli", file), "utf8")) as { sources: ReadonlyArray<string> }
+      assert.isFalse(map.sources.some((source) => source.startsWith("inspector-page:")), file)
+    }
+  })
+})

@@ -42,6 +42,11 @@ export interface OAuthProtectedOptions {
    * oidc-provider does not fetch them by itself: its storage is then this module's, which does.
    */
   readonly clientMetadataDocuments?: boolean
+  /**
+   * Refuse every dynamic client registration with this reason: 400 `invalid_client_metadata` and the reason as
+   * its `error_description` (RFC 7591 section 3.2.2), as a server with a policy the client does not meet answers.
+   */
+  readonly refuseRegistration?: string
 }
 
 export interface OAuthProtected {
@@ -216,6 +221,10 @@ export const startOAuthProtected = async (options: OAuthProtectedOptions = {}): 
   asServer.on("request", (req, res) => {
     // oidc-provider gives its registration endpoint no CORS: this wrapper does, for the configured origin.
     if (options.cors !== undefined && req.url === "/reg" && allowOrigin(options.cors.origin, req, res)) return
+    if (options.refuseRegistration !== undefined && req.method === "POST" && req.url === "/reg") {
+      res.writeHead(400, { "content-type": "application/json", "cache-control": "no-store" })
+      return void res.end(JSON.stringify({ error: "invalid_client_metadata", error_description: options.refuseRegistration }))
+    }
     const match = /^\/interaction\/([^/?]+)/.exec(req.url ?? "")
     if (match === null && tokenDelay > 0 && req.method === "POST" && req.url === "/token") {
       return void setTimeout(() => {
