@@ -5,10 +5,11 @@
  * observed, and the last request (with everything right) shows that the marker does appear when it runs.
  * Also: a non-loopback `--host` needs `--allow-remote`.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer, request } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { type Inspector, startInspector } from "./fixtures/inspector.js"
 import { run } from "./fixtures/run.js"
@@ -56,6 +57,14 @@ describe("mcp-effect inspect: the relay is locked", () => {
   it("no token: 401, nothing spawned", async () => {
     const answer = await send("/api/stdio", own(), start)
     assert.strictEqual(answer.status, 401)
+    assert.isFalse(existsSync(marker))
+  })
+
+  it("a request target in absolute form or another spelling of a path, no token: 401, nothing spawned", async () => {
+    for (const target of [`http://127.0.0.1:${inspector.port}/api/stdio`, "//api/stdio", "/./api/stdio", "/API/stdio"]) {
+      const answer = await send(target, own(), start)
+      assert.strictEqual(answer.status, 401, target)
+    }
     assert.isFalse(existsSync(marker))
   })
 
@@ -138,14 +147,21 @@ describe("mcp-effect inspect: the relay is locked", () => {
 })
 
 describe("mcp-effect inspect: the browser", () => {
-  it("is opened on the page's URL ($BROWSER)", async () => {
+  it("is opened ($BROWSER) on a private page that sends it to the inspector: the token is on no command line", async () => {
     const opened = path.join(dir, "opened")
     const browser = path.join(dir, "browser.sh")
     writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" >> ${JSON.stringify(opened)}\n`, { mode: 0o755 })
     const withBrowser = await startInspector([], { BROWSER: browser }, true)
     for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 25))
+    const argument = readFileSync(opened, "utf8")
+    assert.notInclude(argument, withBrowser.token)
+    const launcher = fileURLToPath(argument)
+    assert.strictEqual(statSync(launcher).mode & 0o777, 0o600)
+    assert.strictEqual(statSync(path.dirname(launcher)).mode & 0o777, 0o700)
+    assert.include(readFileSync(launcher, "utf8"), `location.replace(${JSON.stringify(withBrowser.url)})`)
     await withBrowser.stop()
-    assert.strictEqual(readFileSync(opened, "utf8"), withBrowser.url)
+    // Gone with the inspector.
+    assert.isFalse(existsSync(launcher))
   })
 })
 

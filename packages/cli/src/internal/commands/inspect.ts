@@ -8,6 +8,10 @@
  * entry of the configuration file (if there is one) is offered in the page, and others can be typed there.
  */
 import { McpConfig } from "@mcp-effect/client/node"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
@@ -95,6 +99,42 @@ const entriesOf = (options: Options, tail: ReadonlyArray<string> | undefined) =>
 /** The URL's host part for an address. */
 const urlHost = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
 
+/**
+ * What the browser is started on: a private page (0600, in a folder of its own, 0700) that sends it on to the
+ * inspector's URL. The token never sits on a command line (the opener's, the browser's), where any local user
+ * reads it (`ps`, `/proc/PID/cmdline`) for the browser's whole life. The folder goes when the inspector ends.
+ */
+const launcherPage = (url: URL) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-inspect-"))
+        const file = path.join(dir, "open.html")
+        const href = JSON.stringify(url.href)
+        writeFileSync(
+          file,
+          `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>mcp-effect inspector</title><script>location.replace(${href})</script>\n`,
+          { mode: 0o600, flag: "wx" }
+        )
+        return { dir, url: pathToFileURL(file) }
+      },
+      catch: (error) => (error instanceof Error ? error.message : String(error))
+    }),
+    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** Starts the browser on the inspector (through `launcherPage`), saying on stderr when it could not. */
+const openInspector = (url: URL) =>
+  Effect.gen(function*() {
+    const page = yield* Effect.result(launcherPage(url))
+    const launch = Result.isSuccess(page)
+      ? yield* launchBrowser(page.success.url)
+      : { _tag: "Failed" as const, reason: page.failure }
+    if (launch._tag === "Failed") {
+      yield* Effect.sync(() => process.stderr.write(`mcp-effect: could not open a browser (${launch.reason}); open the link above\n`))
+    }
+  })
+
 export const inspect = Command.make("inspect", flags, (options) =>
   Effect.gen(function*() {
     if (!isLoopback(options.host) && !options.allowRemote) {
@@ -108,12 +148,7 @@ export const inspect = Command.make("inspect", flags, (options) =>
     )
     const url = new URL(`http://${urlHost(options.host)}:${port}/#token=${token}`)
     yield* Effect.sync(() => process.stdout.write(`mcp-effect inspector: ${url.href}\n`))
-    if (!options.noOpen) {
-      const launch = yield* launchBrowser(url)
-      if (launch._tag === "Failed") {
-        yield* Effect.sync(() => process.stderr.write(`mcp-effect: could not open a browser (${launch.reason}); open the link above\n`))
-      }
-    }
+    if (!options.noOpen) yield* openInspector(url)
     return yield* Effect.never
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(

@@ -8,8 +8,9 @@
  * - `Origin`, when there is one, must be the inspector's own origin (403): no other page may drive it.
  * - A token in the query string is refused (400): a URL ends up in histories, logs and `Referer`s. The token
  *   travels in the page's fragment (never sent to a server) and then in the `X-Inspector-Token` header.
- * - `/api/*` needs that header with this launch's token (401 without or with another). The page and its
- *   script carry no secret and are served without it: a browser's navigation cannot send a header.
+ * - Every path but the page's and its script's needs that header with this launch's token (401 without or
+ *   with another), whatever form the request target takes. The page and its script carry no secret and are
+ *   served without it: a browser's navigation cannot send a header.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
 
@@ -24,6 +25,9 @@ export const allowedHosts = (host: string, port: number): ReadonlySet<string> =>
   const names = ["127.0.0.1", "localhost", "[::1]", host.includes(":") && !host.startsWith("[") ? `[${host}]` : host]
   return new Set(names.map((name) => `${name.toLowerCase()}:${port}`))
 }
+
+/** The paths served without the token: the page (and its sign-in redirect) and its script, which hold no secret. */
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(["/", "/index.html", "/oauth/callback", "/inspector.js"])
 
 /** What the guard decided: let through, or refuse with this status and reason. */
 export type Verdict = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly reason: string }
@@ -60,7 +64,8 @@ export const check = (request: GuardedRequest, token: string, hosts: ReadonlySet
   if (query !== -1 && /token/i.test(request.url.slice(query))) {
     return refuse(400, "the token goes in the X-Inspector-Token header, never in a URL")
   }
-  if (!request.url.startsWith("/api/")) return { ok: true }
+  // The page and its script are public (they hold no secret); every other path, whatever its form, needs the token.
+  if (PUBLIC_PATHS.has(request.url.split("?")[0] ?? "")) return { ok: true }
   const given = one(request.headers[TOKEN_HEADER])
   if (given === undefined || !sameSecret(given, token)) return refuse(401, "a valid X-Inspector-Token is required")
   return { ok: true }
