@@ -16,11 +16,10 @@
  */
 import type { BuildFailure, Message, Metafile, OutputFile } from "esbuild"
 import { build, stop } from "esbuild"
-import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
-import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import { runLoaded } from "./bench-build.js"
 
 export type PageName = "ours" | "ours-effect" | "official" | "effect"
 
@@ -201,15 +200,6 @@ export const weighPage = async (page: Page, dir: string): Promise<PageWeight> =>
   }
 }
 
-/** A module hook, given to the page's process with `--import`: every `file:` module it loads, one line each. */
-const LOAD_HOOK = `import { register } from "node:module"
-register("data:text/javascript," + encodeURIComponent(\`import { appendFileSync } from "node:fs"
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(process.env.BENCH_LOAD_LOG, url + String.fromCharCode(10))
-  return next(url, context)
-}\`))
-`
-
 /** How long a page may take to list the tools and call one; a page still silent then is reported as failed. */
 const RUN_TIMEOUT_MS = 30_000
 
@@ -217,41 +207,14 @@ const RUN_TIMEOUT_MS = 30_000
  * Run a split build of the page against `url` and return the files loaded by the time the page prints the
  * call's result (what it loads to close the client afterwards is not counted).
  */
-const runPage = (page: Page, dir: string, url: string): Promise<ReadonlyArray<string>> =>
-  new Promise((resolve, reject) => {
-    const entry = `run-${page.name}.js`
-    writeFileSync(join(dir, entry), page.source.replaceAll(PLACEHOLDER_URL, url))
-    writeFileSync(join(dir, "load-hook.mjs"), LOAD_HOOK)
-    const log = join(dir, `run-${page.name}.log`)
-    rmSync(log, { force: true })
-    const outdir = join(dir, "out", page.name, "run")
-    rmSync(outdir, { recursive: true, force: true })
-    build({ absWorkingDir: dir, entryPoints: [entry], bundle: true, minify: true, platform: "browser", format: "esm", splitting: true, outdir, logLevel: "silent" })
-      .then(() => {
-        const child = spawn(process.execPath, ["--import", join(dir, "load-hook.mjs"), join(outdir, entry)], {
-          env: { ...process.env, BENCH_LOAD_LOG: log },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-        let stderr = ""
-        child.stderr.setEncoding("utf8")
-        child.stderr.on("data", (chunk: string) => (stderr += chunk))
-        const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS)
-        // The page prints once, the call's result: the log then holds what the page loaded up to there.
-        child.stdout.once("data", () => {
-          const loaded = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : []
-          resolve(loaded.map((fileUrl) => fileURLToPath(fileUrl)).filter((path) => path.startsWith(outdir)))
-          // Measured: the page's close is not part of it.
-          child.kill("SIGTERM")
-        })
-        child.once("exit", (code) => {
-          clearTimeout(timer)
-          // Node's trace starts with its own frames; the lines naming the error say what went wrong.
-          const lines = stderr.trim().split("\n")
-          const named = lines.filter((line) => /error/i.test(line))
-          reject(new Error(`the page printed nothing (exit ${code}): ${(named.length > 0 ? named : lines).slice(0, 3).join(" | ")}`))
-        })
-      }, reject)
-  })
+const runPage = async (page: Page, dir: string, url: string): Promise<ReadonlyArray<string>> => {
+  const entry = `run-${page.name}.js`
+  writeFileSync(join(dir, entry), page.source.replaceAll(PLACEHOLDER_URL, url))
+  const outdir = join(dir, "out", page.name, "run")
+  rmSync(outdir, { recursive: true, force: true })
+  await build({ absWorkingDir: dir, entryPoints: [entry], bundle: true, minify: true, platform: "browser", format: "esm", splitting: true, outdir, logLevel: "silent" })
+  return runLoaded(dir, outdir, entry, RUN_TIMEOUT_MS)
+}
 
 /** The page run against `url`: the gzipped files it loaded by the first call's result, or why not. */
 const weighRun = async (page: Page, dir: string, url: string): Promise<Partial<PageWeight>> => {

@@ -12,12 +12,12 @@
  * The pages hosting an MCP App (`ours-app`, `official-app`) are weighed in Chromium by `bench-apps.ts`.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { PAGES } from "./bench-browser.js"
-import { type BundledPage, type Bundler, BUNDLERS, buildWith, gzipOf } from "./bench-build.js"
+import { type BundledPage, type Bundler, BUNDLERS, buildWith, gzipOf, runLoaded } from "./bench-build.js"
 
 export { type BundledPage, type Bundler, BUNDLERS } from "./bench-build.js"
 
@@ -71,42 +71,11 @@ await client.close()
   }
 ]
 
-/** A module hook, given to the page's process with `--import`: every `file:` module it loads, one line each. */
-const LOAD_HOOK = `import { register } from "node:module"
-register("data:text/javascript," + encodeURIComponent(\`import { appendFileSync } from "node:fs"
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(process.env.BENCH_LOAD_LOG, url + String.fromCharCode(10))
-  return next(url, context)
-}\`))
-`
 const RUN_TIMEOUT_MS = 60_000
 
 /** Runs `outdir/<name>.js` on Node; resolves with the output files it loaded by its first line of output. */
 const runBuilt = (dir: string, outdir: string, name: string): Promise<ReadonlyArray<string>> =>
-  new Promise((resolve, reject) => {
-    const log = join(dir, `run-${name}.log`)
-    rmSync(log, { force: true })
-    writeFileSync(join(dir, "load-hook.mjs"), LOAD_HOOK)
-    const child = spawn(process.execPath, ["--import", join(dir, "load-hook.mjs"), join(outdir, `${name}.js`)], {
-      env: { ...process.env, BENCH_LOAD_LOG: log },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.setEncoding("utf8")
-    child.stderr.on("data", (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS)
-    child.stdout.once("data", () => {
-      const loaded = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "") : []
-      resolve(loaded.map((url) => fileURLToPath(url)).filter((path) => path.startsWith(outdir)))
-      child.kill("SIGTERM")
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      const lines = stderr.trim().split("\n")
-      const named = lines.filter((line) => /error/i.test(line))
-      reject(new Error(`the page printed nothing (exit ${code}): ${(named.length > 0 ? named : lines).slice(0, 3).join(" | ")}`))
-    })
-  })
+  runLoaded(dir, outdir, `${name}.js`, RUN_TIMEOUT_MS)
 
 /** One page with one bundler: built, run against `url`, weighed. */
 const weigh = async (dir: string, page: (typeof BUNDLER_PAGES)[number], bundler: Bundler, url: string): Promise<BundledPage> => {
