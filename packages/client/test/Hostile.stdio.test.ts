@@ -239,8 +239,11 @@ describe("hostile stdio servers: size (items 3 and 4)", () => {
       const { tags, waitingBytes } = await flood()
       for (const tag of tags) assert.oneOf(tag, ["McpTimeoutError", "McpTransportError"])
       assert.isBelow(waitingBytes, 20, "bytes waiting to be written (MiB)")
-      await sleep(1000)
-      assert.isBelow(heldMiB() - before, 16, "heap and buffers held after the calls settled (MiB)")
+      // The rejections reach the caller before every interrupted call has given its queued bytes back, and on a
+      // busy machine that takes a moment: what is asserted is that they are given back, not how fast.
+      let held = heldMiB() - before
+      await waitFor(() => (held = heldMiB() - before) < 4, 10_000)
+      assert.isBelow(held, 4, "heap and buffers still held 10 s after the calls settled (MiB)")
     }))
 
   it("item 3: a request that timed out before it was written is never written", () =>
