@@ -86,12 +86,50 @@ export const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean =
 }
 
 /**
- * Whether any member of the group is still running. On Linux, read from /proc so that zombies (exited, not yet
- * reaped by an init that does not reap) do not count; elsewhere, whether the group can still be signalled.
+ * The text of `/proc/<pid>/stat` after the command name: `state ppid pgrp ...`; `undefined` when it cannot be
+ * read (not Linux, or the process is gone). Read into one buffer kept for the purpose: `readFileSync` takes a
+ * fresh 64 KiB buffer for every file of unknown size, which over the /proc scans of a close (a few hundred
+ * files) left megabytes of freed memory in the process's resident set.
+ */
+const statFields = (pid: number | string): string | undefined => {
+  const fs = fsModule()
+  let fd: number
+  try {
+    fd = fs.openSync(`/proc/${pid}/stat`, "r")
+  } catch {
+    return undefined
+  }
+  try {
+    // The fields read here come right after the command name (at most 64 bytes): one read has them.
+    const buffer = (statBuffer ??= new Uint8Array(1024))
+    const read = fs.readSync(fd, buffer, 0, buffer.length, 0)
+    const stat = latin1.decode(buffer.subarray(0, read))
+    const close = stat.lastIndexOf(")")
+    return close < 0 ? undefined : stat.slice(close + 2)
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+let statBuffer: Uint8Array | undefined
+const latin1 = new TextDecoder("latin1")
+
+/**
+ * Whether any member of the group is still running. A group that cannot be signalled has no member at all (the
+ * usual case once a server has exited and been reaped: no /proc scan then). Otherwise, on Linux, read from /proc
+ * so that zombies (exited, not yet reaped by an init that does not reap) do not count; elsewhere, whether the
+ * group can still be signalled.
  *
  * @internal
  */
 export const hasRunningMembers = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+  } catch (cause) {
+    // ESRCH: no process in the group. Another refusal (EPERM) says nothing of its members: /proc does.
+    if (typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ESRCH") return false
+  }
   let entries: Array<string>
   try {
     entries = fsModule().readdirSync("/proc")
@@ -100,14 +138,9 @@ export const hasRunningMembers = (pgid: number): boolean => {
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue
-    try {
-      const stat = fsModule().readFileSync(`/proc/${entry}/stat`, "latin1")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      // fields: state, ppid, pgrp, ...
-      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true
-    } catch {
-      // gone meanwhile
-    }
+    // fields: state, ppid, pgrp, ...
+    const fields = statFields(entry)?.split(" ", 3)
+    if (fields !== undefined && Number(fields[2]) === pgid && fields[0] !== "Z") return true
   }
   return false
 }
@@ -123,12 +156,10 @@ const processTable = (): Map<number, { readonly ppid: number; readonly pgrp: num
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue
-    try {
-      const stat = fsModule().readFileSync(`/proc/${entry}/stat`, "latin1")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    // gone meanwhile: left out
+    const fields = statFields(entry)?.split(" ", 3)
+    if (fields !== undefined) {
       table.set(Number(entry), { ppid: Number(fields[1]), pgrp: Number(fields[2]), zombie: fields[0] === "Z" })
-    } catch {
-      // gone meanwhile
     }
   }
   return table
@@ -159,16 +190,13 @@ export const outsideDescendants = (pid: number): ReadonlyArray<number> => {
 }
 
 const running = (pid: number) => {
+  const fields = statFields(pid)
+  if (fields !== undefined) return fields[0] !== "Z"
   try {
-    const stat = fsModule().readFileSync(`/proc/${pid}/stat`, "latin1")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+    process.kill(pid, 0)
+    return true
   } catch {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
-    }
+    return false
   }
 }
 
