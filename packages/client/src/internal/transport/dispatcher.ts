@@ -8,9 +8,9 @@ import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { McpAuthError } from "../../McpAuthError.js"
@@ -98,7 +98,6 @@ export const make = (
 ): Effect.Effect<Dispatcher, never, Scope.Scope> =>
   Effect.gen(function*() {
     const serving = yield* FiberMap.make<RequestId>()
-    const inbox = yield* Queue.unbounded<Item>()
     let backlog = 0
 
     const reply = (id: RequestId, outcome: Exit.Exit<unknown, RpcErrorResponse>) =>
@@ -170,15 +169,37 @@ export const make = (
       }
     }
 
-    yield* Queue.take(inbox).pipe(
-      Effect.flatMap((item) => Effect.ensuring(handle(item), Effect.sync(() => backlog--))),
-      Effect.forever,
-      Effect.forkScoped
+    // The items wait in an array; a fiber drains it while it is not empty and ends when it is (no fiber, no
+    // queue while the connection is quiet, which is most of its life).
+    let inbox: Array<Item | undefined> = []
+    let head = 0
+    let draining: Fiber.Fiber<void> | undefined
+    let closed = false
+    const runFork = Effect.runForkWith(yield* Effect.context<Scope.Scope>())
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      const item = inbox[head]
+      if (item === undefined) {
+        inbox = []
+        head = 0
+        draining = undefined
+        return Effect.void
+      }
+      inbox[head++] = undefined
+      return Effect.andThen(Effect.ensuring(handle(item), Effect.sync(() => backlog--)), drain)
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        return draining === undefined ? Effect.void : Fiber.interrupt(draining)
+      })
     )
 
     const enqueue = (item: Item) => {
+      if (closed) return
       backlog++
-      Queue.offerUnsafe(inbox, item)
+      inbox.push(item)
+      // Handled on the scheduler's next turn, not on the caller's stack (the transport's reader).
+      draining ??= runFork(Effect.andThen(Effect.yieldNow, drain))
     }
 
     const receiver: Receiver = {
