@@ -1,6 +1,6 @@
 /**
  * The one deadline mechanism of a connection: a sweeper fiber that sleeps on the `Clock` (so `TestClock` drives
- * it) until the earliest deadline and expires what is due. Registering a deadline costs a clock read and a set
+ * it) until the earliest deadline and expires what is due, and ends when nothing is left to watch. Registering a deadline costs a clock read and a set
  * insertion; nothing is forked, raced or scheduled per request. Timers with the same timeout only ever add later
  * deadlines, so in steady state the sweeper wakes about once per timeout period, not once per request.
  *
@@ -17,6 +17,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 
 /**
@@ -71,15 +72,26 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   let wake = Deferred.makeUnsafe<void>()
   let holds = 0
   let heldSince = 0
+  // The sweeper runs while there is something to watch or a hold to wait out, and ends when there is not: an
+  // idle connection (most of a connection's life) keeps no fiber for it. It is started again by `add`.
+  let sweeper: Fiber.Fiber<void> | undefined
+  let closed = false
+  const runFork = Effect.runForkWith(yield* Effect.context<never>())
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      return sweeper === undefined ? Effect.void : Fiber.interrupt(sweeper)
+    })
+  )
 
   const now = () => clock.currentTimeMillisUnsafe()
 
-  const sweep = Effect.suspend(() => {
+  const sweep: Effect.Effect<void> = Effect.suspend(() => {
     if (holds > 0) {
       // Held: nothing expires, and no new deadline wakes the sweeper before `resume` does.
       armedFor = -Infinity
       wake = Deferred.makeUnsafe<void>()
-      return Deferred.await(wake)
+      return Effect.andThen(Deferred.await(wake), sweep)
     }
     const current = now()
     let next = Infinity
@@ -92,6 +104,11 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
         next = timer.at
       }
     }
+    if (due.length === 0 && next === Infinity) {
+      armedFor = Infinity
+      sweeper = undefined
+      return Effect.void
+    }
     armedFor = next
     wake = Deferred.makeUnsafe<void>()
     const expiring = due.length === 0 ? Effect.void : Effect.forEach(due, (timer) => {
@@ -99,18 +116,19 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       return out === undefined ? Effect.void : out
     }, { discard: true })
     const sleep = next === Infinity
-      ? Deferred.await(wake)
+      ? Effect.void
       : Effect.raceFirst(clock.sleep(Duration.millis(next - current)), Deferred.await(wake))
-    return Effect.andThen(expiring, sleep)
+    return Effect.andThen(Effect.andThen(expiring, sleep), sweep)
   })
-  yield* Effect.forkScoped(Effect.forever(sweep))
 
   const add = (timer: Timer) => {
     if (!Number.isFinite(timer.at)) return
     // Added during a hold: it counts from now, not from the start of the hold it is about to be moved by.
     if (holds > 0) timer.at -= now() - heldSince
     timers.add(timer)
-    if (timer.at < armedFor) {
+    if (sweeper === undefined) {
+      if (!closed) sweeper = runFork(sweep)
+    } else if (timer.at < armedFor) {
       armedFor = timer.at
       Deferred.doneUnsafe(wake, Exit.void)
     }
