@@ -28,6 +28,8 @@ export interface Catalogue {
   readonly isTask: (name: string) => boolean
   /** The tool's `outputSchema` in the last listing, if it had one. */
   readonly outputSchema: (name: string) => unknown
+  /** Whether tool pinning is on (`admit` then has work to do). */
+  readonly guarded: boolean
   /** Refuses a quarantined tool (tool pinning); succeeds at once when pinning is off. */
   readonly admit: (name: string) => Effect.Effect<void, McpClientError>
   /** The catalogue fetched for a call of a tool not known yet, once; never fails. */
@@ -235,6 +237,7 @@ export const make = (
     knows: (name) => known.has(name),
     isTask: (name) => taskTools.has(name),
     outputSchema: (name) => outputSchemas.get(name),
+    guarded: pins !== undefined,
     admit,
     knowTool,
     mirroredHeaders

@@ -154,10 +154,8 @@ export const make = (
             Effect.flatMap(decoded(name))
           )
       }
-      return Effect.andThen(
-        admit(name),
-        withRetry(name, args, params, callOptions, (current) => callRounds(current, name, args, params, callOptions, false))
-      )
+      const call = withRetry(name, args, params, callOptions, (current) => callRounds(current, name, args, params, callOptions, false))
+      return catalogue.guarded ? Effect.andThen(admit(name), call) : call
     })
 
   /** The call, its result decoded; a header mismatch may mean the schema changed: list again and retry once. */
@@ -168,16 +166,13 @@ export const make = (
     callOptions: CallOptions | undefined,
     body: (current: Session) => Effect.Effect<Round, McpClientError>
   ) => {
-    const retry = requests.operation(
-      "tools/call",
-      params,
-      callOptions,
-      (current) => callRounds(current, name, args, params, callOptions, true)
-    )
+    // The retry is built only when a mismatch asks for it (not on every call).
+    const retry = () =>
+      requests.operation("tools/call", params, callOptions, (current) => callRounds(current, name, args, params, callOptions, true))
     return requests.operation("tools/call", params, callOptions, body).pipe(
       Effect.catchIf(
         (error) => error._tag === "McpProtocolError" && error.code === ErrorCode.HeaderMismatch && !catalogue.isTask(name),
-        () => telemetry.retry("tools/call", "header mismatch (-32020)", retry)
+        () => telemetry.retry("tools/call", "header mismatch (-32020)", retry())
       ),
       Effect.flatMap((last) => decoded(name)(last.result))
     )
