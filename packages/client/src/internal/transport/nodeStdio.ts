@@ -153,15 +153,16 @@ const connect = (given: StdioOptions) =>
     child.once("exit", (code, signal) => setTimeout(() => gone(code, signal), 1000).unref())
     yield* Effect.addFinalizer(() => Effect.sync(() => end(new McpClosedError({}))))
 
-    const outbox = Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024)
+    // Lines wait as strings: the pipe encodes a string itself, with no Buffer made and copied for it here.
+    const outbox = Outbox.make<string>(options.maxQueuedBytes ?? 64 * 1024 * 1024)
     let blocked = false
     /** Write what waits, one message at a time, until the pipe asks to wait for `drain`. */
     const pump = () => {
       const stdin = child.stdin
       while (!blocked && stdin !== null) {
-        const bytes = outbox.next()
-        if (bytes === undefined) return
-        if (!stdin.write(bytes)) {
+        const line = outbox.next()
+        if (line === undefined) return
+        if (!stdin.write(line)) {
           blocked = true
           stdin.once("drain", () => {
             blocked = false
@@ -182,7 +183,7 @@ const connect = (given: StdioOptions) =>
       } catch (cause) {
         return Effect.fail(new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause }))
       }
-      const refused = outbox.offer(Buffer.from(line), "id" in message && "method" in message ? message.id : undefined)
+      const refused = outbox.offer(line, Buffer.byteLength(line), "id" in message && "method" in message ? message.id : undefined)
       if (refused !== undefined) return Effect.fail(new McpTransportError({ reason: "Write", detail: refused }))
       const stdin = child.stdin
       if (stdin !== null && !blocked) {

@@ -9,57 +9,61 @@ import type { RequestId } from "../../McpSchema.js"
  *
  * @internal
  */
-export interface Outbox {
-  /** Queue bytes (a request's under its id); `undefined`, or why they were refused. */
-  readonly offer: (bytes: Uint8Array, id: RequestId | undefined) => string | undefined
-  /** `true` when the request's bytes were still waiting: they will never be written. */
+export interface Outbox<Chunk> {
+  /**
+   * Queue a chunk of `size` bytes (a request's under its id); `undefined`, or why it was refused. The chunk is
+   * what the writer takes: bytes, or (Node's pipe) the line as a string, which the pipe encodes itself.
+   */
+  readonly offer: (chunk: Chunk, size: number, id: RequestId | undefined) => string | undefined
+  /** `true` when the request's chunk was still waiting: it will never be written. */
   readonly cancel: (id: RequestId) => boolean
-  /** The next bytes to write, if any. */
-  readonly next: () => Uint8Array | undefined
+  /** The next chunk to write, if any. */
+  readonly next: () => Chunk | undefined
 }
 
-interface Entry {
-  bytes: Uint8Array | undefined
+interface Entry<Chunk> {
+  chunk: Chunk | undefined
+  readonly size: number
   readonly id: RequestId | undefined
 }
 
 /** @internal */
-export const make = (maxBytes: number): Outbox => {
-  let queue: Array<Entry> = []
+export const make = <Chunk>(maxBytes: number): Outbox<Chunk> => {
+  let queue: Array<Entry<Chunk>> = []
   let head = 0
   let queued = 0
-  const byId = new Map<RequestId, Entry>()
+  const byId = new Map<RequestId, Entry<Chunk>>()
 
-  const offer = (bytes: Uint8Array, id: RequestId | undefined): string | undefined => {
-    if (bytes.length > maxBytes) return `the message is ${bytes.length} bytes, more than maxQueuedBytes (${maxBytes})`
-    if (queued + bytes.length > maxBytes) {
+  const offer = (chunk: Chunk, size: number, id: RequestId | undefined): string | undefined => {
+    if (size > maxBytes) return `the message is ${size} bytes, more than maxQueuedBytes (${maxBytes})`
+    if (queued + size > maxBytes) {
       return `the server is not reading its stdin: ${queued} bytes already wait to be written (maxQueuedBytes ${maxBytes})`
     }
-    const entry: Entry = { bytes, id }
+    const entry: Entry<Chunk> = { chunk, size, id }
     queue.push(entry)
-    queued += bytes.length
+    queued += size
     if (id !== undefined) byId.set(id, entry)
     return undefined
   }
 
   const cancel = (id: RequestId): boolean => {
     const entry = byId.get(id)
-    if (entry === undefined || entry.bytes === undefined) return false
+    if (entry === undefined || entry.chunk === undefined) return false
     byId.delete(id)
-    queued -= entry.bytes.length
-    entry.bytes = undefined
+    queued -= entry.size
+    entry.chunk = undefined
     return true
   }
 
-  const next = (): Uint8Array | undefined => {
+  const next = (): Chunk | undefined => {
     while (head < queue.length) {
       const entry = queue[head++]
-      const bytes = entry?.bytes
-      if (entry === undefined || bytes === undefined) continue
-      entry.bytes = undefined
+      const chunk = entry?.chunk
+      if (entry === undefined || chunk === undefined) continue
+      entry.chunk = undefined
       if (entry.id !== undefined) byId.delete(entry.id)
-      queued -= bytes.length
-      return bytes
+      queued -= entry.size
+      return chunk
     }
     queue = []
     head = 0

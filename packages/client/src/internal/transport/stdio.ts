@@ -70,7 +70,7 @@ interface Link {
   readonly drained: Deferred.Deferred<void>
   /** The end of the server's stderr, for the reports of how it ended. */
   readonly readTail: Effect.Effect<string>
-  readonly outbox: Outbox.Outbox
+  readonly outbox: Outbox.Outbox<Uint8Array>
   /** Wakes the writer: the outbox has bytes, or the connection is closing. */
   readonly wakeups: Queue.Queue<boolean>
   closing: boolean
@@ -195,7 +195,8 @@ const send = (link: Link) => (message: OutboundMessage) =>
     } catch (cause) {
       return Effect.fail(new McpTransportError({ reason: "Write", detail: "message is not serialisable", cause }))
     }
-    const refused = link.outbox.offer(encoder.encode(line + "\n"), "id" in message && "method" in message ? message.id : undefined)
+    const bytes = encoder.encode(line + "\n")
+    const refused = link.outbox.offer(bytes, bytes.length, "id" in message && "method" in message ? message.id : undefined)
     if (refused !== undefined) return Effect.fail(new McpTransportError({ reason: "Write", detail: refused }))
     Queue.offerUnsafe(link.wakeups, true)
     return Effect.void
@@ -268,7 +269,7 @@ const connect = (spawner: ChildProcessSpawner.ChildProcessSpawner["Service"], gi
       ended,
       drained,
       readTail: stderr.readTail,
-      outbox: Outbox.make(options.maxQueuedBytes ?? 64 * 1024 * 1024),
+      outbox: Outbox.make<Uint8Array>(options.maxQueuedBytes ?? 64 * 1024 * 1024),
       wakeups: yield* Queue.unbounded<boolean>(),
       closing: false,
       heard: false
