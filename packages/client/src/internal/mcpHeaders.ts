@@ -151,13 +151,25 @@ const scan = (inputSchema: unknown): Scan => {
 }
 
 /**
+ * A schema's scan, made once per schema object: the headers of every call of a tool come from it, and a listing
+ * that replaces the tool brings a new schema object (decoded anew), so a kept scan is never stale.
+ */
+const scans = new WeakMap<object, Scan>()
+const scanOf = (inputSchema: unknown): Scan => {
+  if (!isRecord(inputSchema)) return scan(inputSchema)
+  let known = scans.get(inputSchema)
+  if (known === undefined) scans.set(inputSchema, known = scan(inputSchema))
+  return known
+}
+
+/**
  * Why a tool's `x-mcp-header` annotations are invalid (the 2026-07-28 specification, Streamable HTTP, `x-mcp-header`), or `undefined` when they are fine
  * (or absent). An HTTP client must drop such a tool from the `tools/list` it exposes and should log the reason.
  *
  * @internal
  */
 export const invalidToolHeaders = (tool: Tool): string | undefined => {
-  return scan(tool.inputSchema).fault
+  return scanOf(tool.inputSchema).fault
 }
 
 const valueAt = (root: unknown, path: ReadonlyArray<string>): unknown => {
@@ -191,7 +203,7 @@ const headerText = (value: unknown): string | undefined => {
 export const paramHeaders = (tool: Tool, args: JsonObject | undefined): Record<string, string> => {
   const headers: Record<string, string> = {}
   if (args === undefined) return headers
-  for (const declaration of scan(tool.inputSchema).declarations) {
+  for (const declaration of scanOf(tool.inputSchema).declarations) {
     const value = valueAt(args, declaration.path)
     if (value === undefined || value === null) continue
     const text = headerText(value)

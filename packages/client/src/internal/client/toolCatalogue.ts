@@ -195,23 +195,29 @@ export const make = (
       )
     })
 
-  const mirroredHeaders = (name: string, args: JsonObject | undefined, refresh: boolean) =>
-    Effect.gen(function*() {
-      // Not again when the catalogue was just fetched for this call (`knowTool`).
-      if (refresh || (!headerTools.has(name) && fetched === undefined)) {
-        // Without a catalogue no header can be mirrored: the call goes without, and a server that needs
-        // them answers -32020, which retries once after a fresh listing.
-        yield* listTools({ refresh }).pipe(
-          Effect.catch((error) =>
-            context.report(
-              McpDiagnostic.RefusedRequest({ method: "tools/list", reason: `no catalogue for x-mcp-header: ${error.message}` })
-            )
-          )
+  const headersOf = (name: string, args: JsonObject | undefined) => {
+    const tool = headerTools.get(name)
+    return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
+  }
+
+  const mirroredHeaders = (
+    name: string,
+    args: JsonObject | undefined,
+    refresh: boolean
+  ): Effect.Effect<Record<string, string> | undefined> => {
+    // Not again when the catalogue was just fetched for this call (`knowTool`).
+    if (!refresh && (headerTools.has(name) || fetched !== undefined)) return Effect.sync(() => headersOf(name, args))
+    // Without a catalogue no header can be mirrored: the call goes without, and a server that needs them
+    // answers -32020, which retries once after a fresh listing.
+    return listTools({ refresh }).pipe(
+      Effect.catch((error) =>
+        context.report(
+          McpDiagnostic.RefusedRequest({ method: "tools/list", reason: `no catalogue for x-mcp-header: ${error.message}` })
         )
-      }
-      const tool = headerTools.get(name)
-      return tool === undefined ? undefined : mcpHeaders.paramHeaders(tool, args)
-    })
+      ),
+      Effect.andThen(Effect.sync(() => headersOf(name, args)))
+    )
+  }
 
   /**
    * Before calling a tool the client does not know: the catalogue, fetched once (a task tool, an
