@@ -161,9 +161,10 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
             ),
             answer(entry)
           )
-        return scoped
-          ? Effect.acquireUseRelease(Scope.make(), exchange, (scope, exit) => Scope.close(scope, exit))
-          : exchange(undefined)
+        if (!scoped) return exchange(undefined)
+        // The exchange's scope is closed however it ends; made here, it holds nothing until the send runs.
+        const scope = Scope.makeUnsafe()
+        return Effect.onExit(exchange(scope), (exit) => Scope.close(scope, exit))
       })
 
     const progressed = (id: RequestId) => {
