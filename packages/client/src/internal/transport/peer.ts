@@ -9,7 +9,6 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberSet from "effect/FiberSet"
 import * as Scope from "effect/Scope"
 import type { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { McpAuthError } from "../../McpAuthError.js"
@@ -81,7 +80,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
     }
     const correlator = new Correlator(deadlines, options.onAnswered)
     const ended = yield* Deferred.make<Ended>()
-    const background = yield* FiberSet.make()
+    const scope = yield* Effect.scope
     let nextId = 0
     const scoped = connection.scopedSend !== false
 
@@ -116,7 +115,7 @@ export const make = (options: PeerOptions): Effect.Effect<Peer, never, Scope.Sco
         ),
         // Not on the sweeper itself: a legacy HTTP cancellation is a POST. Started at once: it is written (or
         // its POST begun) before the caller resumes.
-        Effect.tap(() => FiberSet.run(background, cancel(entry), { startImmediately: true })),
+        Effect.tap(() => Effect.forkIn(cancel(entry), scope, { startImmediately: true })),
         Effect.flatMap((error) => Effect.sync(() => correlator.settle(entry, Exit.fail(error))))
       )
     }
