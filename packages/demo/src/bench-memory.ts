@@ -2,7 +2,8 @@
  * Memory per open stdio connection (issue 34, item 4): `node --expose-gc bench-memory.js <ours|official> [n]`
  * opens `n` (49) connections to the example server over stdio, one after the other, each listing its tools and
  * making one call, and prints one JSON line: the heap in use per open connection (after a full GC, before and
- * after opening them), and the RSS added while they close. The server processes are the clients' children;
+ * after opening them; then again for a second batch opened after the first closed, when the code is compiled),
+ * and the RSS added while they close. The server processes are the clients' children;
  * their memory is not counted (this process's `memoryUsage` only).
  */
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
@@ -70,11 +71,20 @@ for (const connection of connections) await connection.close()
 const peakWhileClosing = process.resourceUsage().maxRSS
 gc()
 const closed = process.memoryUsage()
+// The same again, now that every path of a connection has run and been compiled: the first batch's growth also
+// holds code and feedback compiled while it opened (once per process, not per connection), this one does not.
+const again: Array<Connection> = []
+for (let i = 0; i < count; i++) again.push(await open())
+gc()
+const reopened = process.memoryUsage()
+for (const connection of again) await connection.close()
 process.stdout.write(`${
   JSON.stringify({
     client: kind,
     connections: count,
     heapPerConnectionKiB: (opened.heapUsed - before.heapUsed) / count / KIB,
+    /** The second batch's: the heap that each open connection holds, without the one-off compiled code. */
+    heapPerConnectionWarmKiB: (reopened.heapUsed - closed.heapUsed) / count / KIB,
     rssOpenedMiB: (opened.rss - before.rss) / MIB,
     rssAfterCloseMiB: (closed.rss - opened.rss) / MIB,
     /** How far the peak RSS rose while the connections closed (`maxRSS` is in KiB). */
