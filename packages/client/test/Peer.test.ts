@@ -9,7 +9,10 @@ import * as Peer from "../src/internal/transport/peer.js"
 type Json = Record<string, unknown>
 
 /** A peer over an in-memory connection whose server is `onMessage`; records notifications and diagnostics. */
-const makePeer = (onMessage: (message: Json, server: McpTransport.MemoryPeer) => Effect.Effect<void>) =>
+const makePeer = (
+  onMessage: (message: Json, server: McpTransport.MemoryPeer) => Effect.Effect<void>,
+  onRequest: Peer.PeerOptions["onRequest"] = () => Effect.succeed({ ok: true })
+) =>
   Effect.gen(function*() {
     const received: Array<Json> = []
     const notifications: Array<string> = []
@@ -21,7 +24,7 @@ const makePeer = (onMessage: (message: Json, server: McpTransport.MemoryPeer) =>
     const connection = yield* service.connect
     const peer = yield* Peer.make({
       connection,
-      onRequest: () => Effect.succeed({ ok: true }),
+      onRequest,
       onNotification: (n) => Effect.sync(() => void notifications.push(n.method)),
       onDiagnostic: (d) => Effect.sync(() => void diagnostics.push(d)),
       replyContext: Effect.succeed({ era: "legacy" })
@@ -33,6 +36,33 @@ const options = (timeout: Duration.Input = "60 seconds"): Peer.RequestOptions =>
 const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 describe("the peer (isolated)", () => {
+  it.effect("a server request is served and answered; one the server cancels is interrupted and never answered", () =>
+    Effect.gen(function*() {
+      const interrupted: Array<string> = []
+      const { notifications, peer, received } = yield* makePeer(
+        (message, server) =>
+          message["method"] === "go"
+            ? Effect.gen(function*() {
+              yield* server.send({ jsonrpc: "2.0", id: "quick", method: "roots/list" })
+              yield* server.send({ jsonrpc: "2.0", id: "slow", method: "sampling/createMessage" })
+              yield* server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow" } })
+              yield* server.send({ jsonrpc: "2.0", id: message["id"], result: {} })
+            })
+            : Effect.void,
+        (method) =>
+          method === "roots/list"
+            ? Effect.succeed({ roots: [] })
+            : Effect.onInterrupt(Effect.never, () => Effect.sync(() => void interrupted.push(method)))
+      )
+      yield* peer.request("go", undefined, options())
+      yield* settle
+      assert.deepStrictEqual(interrupted, ["sampling/createMessage"])
+      assert.include(notifications, "notifications/cancelled")
+      const answers = received.filter((m) => m["method"] === undefined)
+      assert.deepStrictEqual(answers.map((m) => m["id"]), ["quick"])
+      assert.deepStrictEqual(answers[0]?.["result"], { roots: [] })
+    }))
+
   it.effect("answers are correlated by id, whatever their order", () =>
     Effect.gen(function*() {
       const { peer } = yield* makePeer((message, server) =>

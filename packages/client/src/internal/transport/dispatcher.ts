@@ -11,7 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { McpDiagnostic } from "../../McpDiagnostic.js"
 import type { McpAuthError } from "../../McpAuthError.js"
 import { McpInvalidResponseError, type McpServerGoneError, type McpTransportError } from "../../McpError.js"
@@ -97,7 +97,15 @@ export const make = (
   onEnd: (reason: Ended) => Effect.Effect<void>
 ): Effect.Effect<Dispatcher, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const serving = yield* FiberMap.make<RequestId>()
+    // The server's requests being served, by id (a cancellation interrupts one), in this scope; made for the
+    // first of them: most connections never get one.
+    const scope = yield* Effect.scope
+    let serving: FiberMap.FiberMap<RequestId> | undefined
+    const servingMap = Effect.suspend(() =>
+      serving !== undefined
+        ? Effect.succeed(serving)
+        : Effect.map(Scope.provide(FiberMap.make<RequestId>(), scope), (made) => (serving ??= made))
+    )
     let backlog = 0
 
     const reply = (id: RequestId, outcome: Exit.Exit<unknown, RpcErrorResponse>) =>
@@ -107,13 +115,14 @@ export const make = (
       method === "ping"
         ? reply(id, Exit.succeed({}))
         : Effect.flatMap(options.replyContext, (context) =>
-          options.onRequest(method, params, context).pipe(
-            Effect.exit,
-            // Interrupted (the server cancelled its request, or we are closing): no answer at all.
-            Effect.flatMap((exit) => Exit.hasInterrupts(exit) ? Effect.void : reply(id, exit)),
-            FiberMap.run(serving, id),
-            Effect.asVoid
-          ))
+          Effect.flatMap(servingMap, (map) =>
+            options.onRequest(method, params, context).pipe(
+              Effect.exit,
+              // Interrupted (the server cancelled its request, or we are closing): no answer at all.
+              Effect.flatMap((exit) => Exit.hasInterrupts(exit) ? Effect.void : reply(id, exit)),
+              FiberMap.run(map, id),
+              Effect.asVoid
+            )))
 
     /** A response nobody could settle: unmatched, or with neither result nor error. */
     const unsettled = (id: RequestId | null | undefined) => {
@@ -142,7 +151,10 @@ export const make = (
             const notification = { method: message.method, params }
             const cancelled = message.method === "notifications/cancelled" ? params?.["requestId"] : undefined
             return isRequestId(cancelled)
-              ? FiberMap.remove(serving, cancelled).pipe(Effect.andThen(options.onNotification(notification)))
+              ? Effect.andThen(
+                serving === undefined ? Effect.void : FiberMap.remove(serving, cancelled),
+                options.onNotification(notification)
+              )
               : options.onNotification(notification)
           }
         })
@@ -175,7 +187,7 @@ export const make = (
     let head = 0
     let draining: Fiber.Fiber<void> | undefined
     let closed = false
-    const runFork = Effect.runForkWith(yield* Effect.context<Scope.Scope>())
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
     const drain: Effect.Effect<void> = Effect.suspend(() => {
       const item = inbox[head]
       if (item === undefined) {
