@@ -28,6 +28,9 @@ export const answeredId = (head: string): RequestId | undefined => {
   }
 }
 
+/** Every framer's: it decodes whole lines only (no `stream` state kept between calls), so one serves all. */
+const decoder = new TextDecoder()
+
 /**
  * Newline-delimited framing of a byte stream with a bound: a line up to `maxBytes` is decoded (UTF-8, bad bytes
  * replaced) and handed to `line`; a longer one is dropped while it streams past, never held: the moment it
@@ -37,7 +40,6 @@ export const answeredId = (head: string): RequestId | undefined => {
  * @internal
  */
 export const make = (maxBytes: number, line: (text: string) => void, dropped: (what: Dropped) => void) => {
-  const decoder = new TextDecoder()
   let parts: Array<Uint8Array> = []
   let size = 0
   let skipping = false
