@@ -37,4 +37,36 @@ describe("deadline holds", () => {
       yield* TestClock.adjust("2 seconds")
       assert.deepStrictEqual(expired, ["two", "five"])
     }))
+
+  it.effect("once nothing is left to watch the sweeper stops; a deadline added later still expires on time", () =>
+    Effect.gen(function*() {
+      const deadlines = yield* Deadline.make
+      const expired: Array<string> = []
+      const timer = (name: string, millis: number): Deadline.Timer => ({
+        at: deadlines.now() + millis,
+        expire: () => void expired.push(name)
+      })
+      deadlines.add(timer("first", 1_000))
+      const removed = timer("removed", 500)
+      deadlines.add(removed)
+      deadlines.remove(removed)
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(expired, ["first"])
+      // Long after: the sweeper has ended; these start it again, the earlier one first.
+      yield* TestClock.adjust("1 hour")
+      deadlines.add(timer("later", 3_000))
+      deadlines.add(timer("sooner", 2_000))
+      yield* TestClock.adjust("1999 millis")
+      assert.deepStrictEqual(expired, ["first"])
+      yield* TestClock.adjust("1 milli")
+      assert.deepStrictEqual(expired, ["first", "sooner"])
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(expired, ["first", "sooner", "later"])
+      // A hold started and ended with nothing to watch leaves nothing behind, and the next deadline still fires.
+      deadlines.pause()
+      deadlines.resume()
+      deadlines.add(timer("after hold", 100))
+      yield* TestClock.adjust("100 millis")
+      assert.deepStrictEqual(expired, ["first", "sooner", "later", "after hold"])
+    }))
 })
