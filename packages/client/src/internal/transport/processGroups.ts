@@ -103,7 +103,7 @@ const statFields = (pid: number | string): string | undefined => {
     // The fields read here come right after the command name (at most 64 bytes): one read has them.
     const buffer = (statBuffer ??= new Uint8Array(1024))
     const read = fs.readSync(fd, buffer, 0, buffer.length, 0)
-    const stat = latin1.decode(buffer.subarray(0, read))
+    const stat = (latin1 ??= new TextDecoder("latin1")).decode(buffer.subarray(0, read))
     const close = stat.lastIndexOf(")")
     return close < 0 ? undefined : stat.slice(close + 2)
   } catch {
@@ -112,8 +112,9 @@ const statFields = (pid: number | string): string | undefined => {
     fs.closeSync(fd)
   }
 }
+// Made on first use, where processes are spawned: nothing of this runs when a page or a Worker imports the module.
 let statBuffer: Uint8Array | undefined
-const latin1 = new TextDecoder("latin1")
+let latin1: InstanceType<typeof TextDecoder> | undefined
 
 /**
  * Whether any member of the group is still running. A group that cannot be signalled has no member at all (the
