@@ -1,8 +1,10 @@
 /**
- * The READMEs' examples compile under the repository's compiler settings: every ```ts block of the root,
- * client and ai READMEs is written out as a module and type-checked with tsconfig.base.json (strict,
- * exactOptionalPropertyTypes, noUnused*). A block fenced ```ts fragment is a fragment and is skipped.
- * Top-level declarations are exported (so an example's unused `program` is not an unused local).
+ * The READMEs' examples compile under the repository's compiler settings: every ```ts block of every README of
+ * the repository (found by walking it, so a new README or a moved example cannot be left out) and of
+ * CHANGELOG.md is written out as a module and type-checked with tsconfig.base.json (strict,
+ * exactOptionalPropertyTypes, noUnused*). A block fenced ```ts fragment is a fragment and is skipped; any other
+ * TypeScript fence (```typescript, ```tsx, ```ts with other words) fails the test, so that no example escapes by
+ * its spelling. Top-level declarations are exported (so an example's unused `program` is not an unused local).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -10,7 +12,26 @@ import * as path from "node:path"
 import ts from "typescript"
 
 const root = path.resolve(import.meta.dirname, "../../..")
-const readmes = ["README.md", "packages/client/README.md", "packages/ai/README.md"]
+/** Folders never walked: dependencies, build output, and hidden ones (git's, the check's own temporary folder). */
+const skipped = new Set(["node_modules", "dist"])
+
+/** Every README*.md (any case) and CHANGELOG.md under the repository, as paths relative to it. */
+export const readmesOf = (dir: string): ReadonlyArray<string> =>
+  fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = dir === "" ? entry.name : `${dir}/${entry.name}`
+    if (entry.isDirectory()) return skipped.has(entry.name) || entry.name.startsWith(".") ? [] : readmesOf(relative)
+    return entry.isFile() && /^(readme.*|changelog)\.md$/i.test(entry.name) ? [relative] : []
+  })
+
+const readmes = readmesOf("")
+
+/** Fences that look like TypeScript but are neither ```ts nor ```ts fragment: they would be skipped silently. */
+export const strayFences = (markdown: string): ReadonlyArray<number> =>
+  markdown.split("\n").flatMap((line, i) => {
+    const info = /^\s*```\s*(\S.*)$/.exec(line)?.[1]?.trim()
+    if (info === undefined || info === "ts" || info === "ts fragment") return []
+    return /^(ts|typescript|tsx|mts|cts)\b/i.test(info) ? [i + 1] : []
+  })
 
 export const examplesOf = (markdown: string): ReadonlyArray<{ readonly line: number; readonly code: string }> => {
   const found: Array<{ line: number; code: string }> = []
@@ -30,6 +51,24 @@ const asModule = (code: string): string =>
   `${code.replace(/^(const|function|class|interface|type) /gm, "export $1 ")}\nexport {}\n`
 
 describe("README examples", () => {
+  it("are looked for in every README and the changelog", () => {
+    assert.includeMembers([...readmes], [
+      "CHANGELOG.md",
+      "README.md",
+      "packages/ai/README.md",
+      "packages/cli/README.md",
+      "packages/client/README.md",
+      "packages/test-servers/README.md"
+    ])
+  })
+
+  it("use no TypeScript fence the check would skip", () => {
+    const stray = readmes.flatMap((readme) =>
+      strayFences(fs.readFileSync(path.join(root, readme), "utf8")).map((line) => `${readme}:${line}`)
+    )
+    assert.deepStrictEqual(stray, [])
+  })
+
   it("type-check under the repository's compiler settings", () => {
     const dir = fs.mkdtempSync(path.join(root, ".readme-check-"))
     try {

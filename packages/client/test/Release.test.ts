@@ -1,6 +1,7 @@
 /**
  * The release's numbers (issue 33, item 18): every workspace package carries the release's version, every
- * dependency between them names it, and the README's changelog and install recipe speak of the same number.
+ * dependency between them names it, and the changelog (CHANGELOG.md) and the README's install recipe speak of the
+ * same number.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -29,6 +30,7 @@ const workspaces = (readJson("package.json") as { readonly workspaces: ReadonlyA
 const manifests = workspaces.map((dir) => ({ dir, manifest: readJson(`${dir}/package.json`) as Manifest }))
 const release = (readJson("packages/client/package.json") as Manifest).version
 const readme = fs.readFileSync(path.join(repo, "README.md"), "utf8")
+const changelog = fs.readFileSync(path.join(repo, "CHANGELOG.md"), "utf8")
 
 describe(`release ${release}`, () => {
   it("is 0.3.0, the release that moved the Node-only imports to @mcp-effect/client/node", () => {
@@ -64,8 +66,7 @@ describe(`release ${release}`, () => {
   })
 
   it("the changelog's newest heading is it, and the install recipe packs it", () => {
-    const changelog = readme.slice(readme.indexOf("## Changelog"))
-    const headings = [...changelog.matchAll(/^### (\S+)/gm)].map((match) => match[1])
+    const headings = [...changelog.matchAll(/^## (\S+)/gm)].map((match) => match[1])
     assert.strictEqual(headings[0], release)
     assert.notInclude(headings, "Unreleased")
     assert.include(readme, `at the same version (${release})`)
