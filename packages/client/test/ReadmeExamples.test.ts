@@ -102,3 +102,53 @@ describe("README examples", () => {
     }
   }, 120_000)
 })
+
+/** GitHub's anchor of a heading: lower case, punctuation (backticks, colons, brackets, quotes) dropped, spaces to `-`. */
+export const anchorOf = (heading: string): string =>
+  heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")
+
+/** The anchors of a Markdown file's headings, outside fenced code; a repeated heading gets `-1`, `-2`, as on GitHub. */
+export const anchorsOf = (markdown: string): ReadonlySet<string> => {
+  const anchors = new Set<string>()
+  let fenced = false
+  for (const line of markdown.split("\n")) {
+    if (/^\s*```/.test(line)) fenced = !fenced
+    const heading = fenced ? undefined : /^#{1,6} (.+)$/.exec(line)?.[1]
+    if (heading === undefined) continue
+    const base = anchorOf(heading)
+    let anchor = base
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`
+    anchors.add(anchor)
+  }
+  return anchors
+}
+
+/** The relative link targets of a Markdown file (`[text](target)`, images too), outside fenced and inline code. */
+export const linksOf = (markdown: string): ReadonlyArray<{ readonly line: number; readonly target: string }> => {
+  const links: Array<{ line: number; target: string }> = []
+  let fenced = false
+  markdown.split("\n").forEach((line, i) => {
+    if (/^\s*```/.test(line)) fenced = !fenced
+    if (fenced) return
+    for (const match of line.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = match[1] ?? ""
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) links.push({ line: i + 1, target })
+    }
+  })
+  return links
+}
+
+describe("README links", () => {
+  it("every relative link reaches a file of the repository, and every #anchor a heading of it", () => {
+    const broken = readmes.flatMap((readme) =>
+      linksOf(fs.readFileSync(path.join(root, readme), "utf8")).flatMap(({ line, target }) => {
+        const [file = "", anchor] = target.split("#")
+        const resolved = file === "" ? path.join(root, readme) : path.resolve(path.dirname(path.join(root, readme)), file)
+        if (!fs.existsSync(resolved)) return [`${readme}:${line}: ${target} (no such file)`]
+        if (anchor === undefined || !resolved.endsWith(".md")) return []
+        return anchorsOf(fs.readFileSync(resolved, "utf8")).has(anchor) ? [] : [`${readme}:${line}: ${target} (no such heading)`]
+      })
+    )
+    assert.deepStrictEqual(broken, [])
+  })
+})
