@@ -1,4 +1,4 @@
-/** The README's cassette example, verbatim but for the cassette's path: a recorded session replayed under TestClock. */
+/** packages/client/README.md's cassette example, verbatim but for the cassette's path: a recorded session replayed under TestClock. */
 import { assert, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Fiber } from "effect"

@@ -1,4 +1,4 @@
-/** The testing kit's README example, verbatim: a user-style test written only against the kit, with TestClock. */
+/** The testing kit's example in packages/client/README.md, verbatim: a user-style test written only against the kit, with TestClock. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"

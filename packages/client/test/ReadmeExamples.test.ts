@@ -152,3 +152,42 @@ describe("README links", () => {
     assert.deepStrictEqual(broken, [])
   })
 })
+
+/** Every file under `dir` (relative to the repository) whose name ends with `suffix`, skipping what `readmesOf` skips. */
+const filesEndingWith = (dir: string, suffix: string): ReadonlyArray<string> =>
+  fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${dir}/${entry.name}`
+    if (entry.isDirectory()) return skipped.has(entry.name) || entry.name.startsWith(".") ? [] : filesEndingWith(relative, suffix)
+    return entry.isFile() && entry.name.endsWith(suffix) ? [relative] : []
+  })
+
+/**
+ * The tests that run a README example as it is written (the type-check above does not run them), and what each
+ * changes to run it here: the cassette example reads a fixture instead of the reader's `session.ndjson`.
+ */
+const executedExamples: Record<string, ReadonlyArray<readonly [string, string]>> = {
+  "McpTestServer.readme.test.ts": [],
+  "McpCassette.readme.test.ts": [
+    ['import * as path from "node:path"\n', ""],
+    ['\nconst file = path.join(import.meta.dirname, "fixtures/cassettes/everything.ndjson")\n', ""],
+    ["McpCassette.read(file)", 'McpCassette.read("session.ndjson")']
+  ]
+}
+
+describe("README examples run by their own tests", () => {
+  it("are the READMEs' blocks, verbatim but for the changes listed here", () => {
+    const found = filesEndingWith("packages", ".readme.test.ts")
+    assert.deepStrictEqual(found.map((file) => path.basename(file)).sort(), Object.keys(executedExamples).sort())
+    const blocks = readmes.flatMap((readme) => examplesOf(fs.readFileSync(path.join(root, readme), "utf8")))
+      .map((example) => example.code.trim())
+    const differing = found.filter((file) => {
+      const source = fs.readFileSync(path.join(root, file), "utf8").replace(/^\/\*\*[\s\S]*?\*\/\n/, "")
+      const asWritten = (executedExamples[path.basename(file)] ?? []).reduce((code, [from, to]) => {
+        assert.include(code, from, `${file} no longer has ${JSON.stringify(from)}`)
+        return code.replace(from, to)
+      }, source)
+      return !blocks.includes(asWritten.trim())
+    })
+    assert.deepStrictEqual(differing, [], "a test that runs a README example no longer runs the README's text")
+  })
+})
