@@ -22,8 +22,8 @@ import type { McpClientError } from "./McpError.js"
 import * as McpTransport from "./McpTransport.js"
 import * as NodeMcpAuth from "./NodeMcpAuth.js"
 import { httpScope, stdioScope } from "./internal/pinning/scope.js"
-import * as nodeStdio from "./internal/transport/nodeStdio.js"
-import * as nodeVersion from "./internal/nodeVersion.js"
+import * as nodeStdio from "./internal/node/nodeStdio.js"
+import * as nodeVersion from "./internal/node/nodeVersion.js"
 
 nodeVersion.assertSupported()
 
@@ -42,11 +42,11 @@ export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.L
 let httpModules:
   | Promise<{
     readonly http: typeof import("./internal/transport/http.js")
-    readonly undiciRequester: typeof import("./internal/transport/undiciRequester.js")
+    readonly undiciRequester: typeof import("./internal/node/undiciRequester.js")
   }>
   | undefined
 const loadHttp = () =>
-  httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/transport/undiciRequester.js")])
+  httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/node/undiciRequester.js")])
     .then(([http, undiciRequester]) => ({ http, undiciRequester }))
 
 /** The transport without authorization: undici's dispatcher, or `fetch` on Bun. */

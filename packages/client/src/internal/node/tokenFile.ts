@@ -12,11 +12,11 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
-import * as regularFile from "../node/regularFile.js"
+import * as regularFile from "./regularFile.js"
 import { withFileLock } from "./fileLock.js"
-import { decodeEntry, keyOf, type Store, type StoredEntry } from "./tokens.js"
+import { decodeEntry, keyOf, type Store, type StoredEntry } from "../auth/tokens.js"
 
-export type { Store, StoredClient, StoredEntry, StoredTokens } from "./tokens.js"
+export type { Store, StoredClient, StoredEntry, StoredTokens } from "../auth/tokens.js"
 
 
 /** The largest token file read: 1 MiB, far past any real one (a sign-in takes a few hundred bytes). */

@@ -12,14 +12,14 @@
  */
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
-import * as regularFile from "../node/regularFile.js"
+import * as regularFile from "./regularFile.js"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { isRecord } from "../../McpSchema.js"
-import { withFileLock } from "../auth/fileLock.js"
+import { withFileLock } from "./fileLock.js"
 import { getOwn, setOwn } from "../llm/own.js"
-import { McpPinStoreError, type PinRecord, type PinStore } from "./model.js"
-import { merged, scopeRecords, scopeText, stringified, toJson } from "./stores.js"
+import { McpPinStoreError, type PinRecord, type PinStore } from "../pinning/model.js"
+import { merged, scopeRecords, scopeText, stringified, toJson } from "../pinning/stores.js"
 
 /** The largest pin file read: 16 MiB (a pin takes a few hundred bytes; a large schema's summary a few KiB). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
