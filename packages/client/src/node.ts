@@ -1,15 +1,18 @@
 /**
  * The Node entry point, `@mcp-effect/client/node` (also for Bun and Deno): everything the portable entry
  * (`@mcp-effect/client`) has, plus what needs Node: servers spawned over stdio, undici's fast HTTP path,
- * configuration files (`McpConfig`), token files and the loopback sign-in receiver (`NodeMcpAuth`). Loading it on
- * a Node older than 22.19 throws an error naming the version needed and the one found.
+ * configuration files (`McpConfig`), token files and the loopback sign-in receiver (`NodeMcpAuth`). Loading it
+ * runs nothing; on a Node older than 22.19 its transports refuse to connect, with an `McpTransportError` naming
+ * the version needed and the one found.
  *
  * @since 0.3.0
  */
 export * from "./index.js"
 
 /**
- * The client on Node: `layerStdio` and `layerHttp` with their Node services, `connectStdio` and `connectHttp`.
+ * The client's layers on Node: `layerStdio` (a server spawned on `child_process`) and `layerHttp` (Streamable
+ * HTTP on undici, with `auth.tokenFile`), and their transports alone, `layerStdioTransport` and
+ * `layerHttpTransport`. The Promise functions `connectStdio` and `connectHttp` are `NodePromise`'s (below).
  *
  * @since 0.1.0
  */

@@ -1,7 +1,7 @@
 /**
- * The Node the Node wing needs: 22.19 or newer, the floor of undici 8 and `@effect/platform-node` 4 (on older
- * Node the first HTTP request dies inside undici). Bun and Deno report the Node version they implement; Bun runs
- * HTTP on `fetch`, so only its `child_process` is used there.
+ * The Node the Node wing needs: 22.19 or newer, the floor of undici 8 and `@effect/platform-node` 4 (undici 8
+ * does not even load on Node 20: a `TypeError` from inside it). Bun and Deno report the Node version they
+ * implement; Bun runs HTTP on `fetch`, so only its `child_process` is used there.
  *
  * @internal
  */
@@ -21,18 +21,17 @@ export const satisfies = (version: string): boolean => {
 }
 
 /**
- * Refuse a Node older than `REQUIRED`, when the Node wing is loaded, with a message that names both versions:
- * an old Node would otherwise fail at the first HTTP call with an error from inside undici.
+ * Why this runtime cannot run the Node wing's transports, naming both versions, or `undefined` when it can (Bun
+ * and Deno always can). Asked when a transport layer is built, never at import (the package is declared free of
+ * side effects), and before undici is loaded, whose own error on an old Node names neither version.
  *
  * @internal
  */
-export const assertSupported = (): void => {
-  if (isBun() || isDeno()) return
+export const unsupported = (): string | undefined => {
+  if (isBun() || isDeno()) return undefined
   const found = process.versions.node
-  if (!satisfies(found)) {
-    throw new Error(
-      `@mcp-effect/client/node needs Node ${REQUIRED.join(".")} or newer; this is Node ${found}. ` +
-        `Install a newer Node (https://nodejs.org), or use the portable entry "@mcp-effect/client" (connectHttp on fetch).`
-    )
-  }
+  return satisfies(found)
+    ? undefined
+    : `@mcp-effect/client/node needs Node ${REQUIRED.join(".")} or newer; this is Node ${found}. ` +
+      `Install a newer Node (https://nodejs.org), or use the portable entry "@mcp-effect/client" (connectHttp on fetch).`
 }
