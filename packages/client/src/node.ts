@@ -73,3 +73,15 @@ export {
    */
   connectHttp
 } from "./NodePromise.js"
+
+export {
+  /**
+   * Write a file whole or not at all, readable by its owner alone (0600 unless `mode` says otherwise; a folder it
+   * creates is 0700): the writer of the token file and the pin file, exported for the `mcp-effect` CLI, which
+   * writes its files with it. A helper of the Node wing rather than an API of the client: it may change in any
+   * release.
+   *
+   * @since 0.3.0
+   */
+  writePrivateFile
+} from "./internal/node/privateFile.js"
