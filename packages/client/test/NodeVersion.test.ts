@@ -1,7 +1,9 @@
 /**
  * Node older than 22.19 (issue 26, item 6), on a real old Node of this machine (Debian's Node 20, `/usr/bin/node`;
- * any Node on PATH older than 22.19 will do): the Node entry refuses to load with a message naming the version
- * needed and the one found, while the portable entry loads and talks to a real server over HTTP on `fetch`.
+ * any Node on PATH older than 22.19 will do): the Node entry loads, running nothing at import (the package says
+ * `"sideEffects": []`), and its stdio and HTTP transports refuse to connect with an `McpTransportError` naming
+ * the version needed and the one found (undici 8, which does not load there, is never loaded), while the
+ * portable entry loads and talks to a real server over HTTP on `fetch`.
  * Skipped, saying so, where no such Node is installed. What each package declares follows its entries (issue 33,
  * item 23): `engines` is per package, so the client's and the toolkit's say the portable entry's floor (Node 20),
  * which this old Node meets, and the CLI's (the Node wing alone) says 22.19.
@@ -96,11 +98,25 @@ describe("engines: what each package declares", () => {
 })
 
 describe(`on Node ${oldNode?.version ?? "(none older than 22.19 installed)"}`, () => {
-  it.skipIf(oldNode === undefined)("the Node entry refuses to load, naming the version needed and the one found", () => {
-    const result = runOld(`await import("@mcp-effect/client/node")`)
-    assert.notStrictEqual(result.status, 0)
-    assert.include(result.stderr, `@mcp-effect/client/node needs Node 22.19 or newer; this is Node ${oldNode?.version}`)
-    assert.include(result.stderr, `use the portable entry "@mcp-effect/client"`)
+  it.skipIf(oldNode === undefined)("the Node entry loads; connecting over stdio or HTTP fails, naming both versions", () => {
+    const result = runOld(`
+      import { createRequire } from "node:module"
+      const node = await import("@mcp-effect/client/node")
+      const outcome = (connect) =>
+        connect().then(() => "connected", (error) => ({ tag: error._tag, reason: error.reason, detail: error.detail }))
+      const stdio = await outcome(() => node.connectStdio({ command: process.execPath, args: [${JSON.stringify(official)}] }))
+      const http = await outcome(() => node.connectHttp({ url: ${JSON.stringify(server?.url)} }))
+      const undici = Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes("/node_modules/undici/"))
+      console.log(JSON.stringify({ stdio, http, undici }))
+    `)
+    assert.strictEqual(result.status, 0, result.stderr)
+    const detail = `@mcp-effect/client/node needs Node 22.19 or newer; this is Node ${oldNode?.version}. ` +
+      `Install a newer Node (https://nodejs.org), or use the portable entry "@mcp-effect/client" (connectHttp on fetch).`
+    assert.deepStrictEqual(JSON.parse(result.stdout.trim()), {
+      stdio: { tag: "McpTransportError", reason: "Spawn", detail },
+      http: { tag: "McpTransportError", reason: "Http", detail },
+      undici: false
+    })
   })
 
   it.skipIf(oldNode === undefined)("the toolkit (@mcp-effect/ai) and the portable entry's subpaths load", () => {

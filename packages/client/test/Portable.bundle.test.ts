@@ -55,11 +55,12 @@ describe("the main entry is portable", () => {
     { platform: "browser", conditions: ["browser"], name: "a browser page" },
     { platform: "neutral", conditions: ["workerd", "worker", "browser"], name: "a Cloudflare Worker" }
   ] as const) {
-    it(`bundles for ${target.name} with no externals: no node: module, no Node-only package`, async () => {
+    it(`bundles for ${target.name} with no externals: no node: module, no Node-only package, no Node wing`, async () => {
       const { errors, inputs } = await bundle(target.platform, target.conditions)
       assert.deepStrictEqual(errors, [])
       const nodeOnly = inputs.filter((input) =>
-        input.startsWith("node:") || /node_modules\/(undici|@effect\/platform-node|redis|@redis)\//.test(input)
+        input.startsWith("node:") || /node_modules\/(undici|@effect\/platform-node|redis|@redis)\//.test(input) ||
+        /\/dist\/(internal\/node\/|Node[A-Z])/.test(input)
       )
       assert.deepStrictEqual(nodeOnly, [])
       assert.isTrue(inputs.some((input) => input.endsWith("internal/transport/http.js")))

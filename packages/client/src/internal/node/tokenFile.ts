@@ -7,16 +7,15 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { McpAuthError } from "../../McpAuthError.js"
 import { isRecord } from "../../McpSchema.js"
-import * as regularFile from "../node/regularFile.js"
+import * as regularFile from "./regularFile.js"
 import { withFileLock } from "./fileLock.js"
-import { decodeEntry, keyOf, type Store, type StoredEntry } from "./tokens.js"
+import { writePrivateFile } from "./privateFile.js"
+import { decodeEntry, keyOf, type Store, type StoredEntry } from "../auth/tokens.js"
 
-export type { Store, StoredClient, StoredEntry, StoredTokens } from "./tokens.js"
+export type { Store, StoredClient, StoredEntry, StoredTokens } from "../auth/tokens.js"
 
 
 /** The largest token file read: 1 MiB, far past any real one (a sign-in takes a few hundred bytes). */
@@ -75,20 +74,9 @@ const readRaw = (filePath: string): Effect.Effect<Raw> =>
 const usable = (content: Record<string, unknown>): ReadonlyArray<StoredEntry> =>
   Object.values(content).flatMap((value) => Option.toArray(decodeEntry(value)))
 
-/** Write the content whole: a new file of a random name created exclusively (never through a link), renamed. */
+/** Write the content whole, 0600, or leave the file as it was (`privateFile.ts`). */
 const replace = (filePath: string, content: Record<string, unknown>) =>
-  Effect.tryPromise(async () => {
-    await fs.mkdir(path.dirname(filePath), { recursive: true, mode: 0o700 })
-    const temporary = `${filePath}.${randomBytes(12).toString("hex")}.tmp`
-    try {
-      await fs.writeFile(temporary, JSON.stringify(content, null, 2), { mode: 0o600, flag: "wx" })
-      await fs.chmod(temporary, 0o600)
-      await fs.rename(temporary, filePath)
-    } catch (error) {
-      await fs.rm(temporary, { force: true })
-      throw error
-    }
-  })
+  Effect.tryPromise(() => writePrivateFile(filePath, JSON.stringify(content, null, 2)))
 
 /** Keep an unreadable file aside (`<file>.corrupt-<time>`) instead of writing over what it may still hold. */
 const keepAside = (filePath: string) =>

@@ -4,8 +4,8 @@
  */
 import * as Effect from "effect/Effect"
 import type { Dispatcher } from "undici"
-import type { Handler, Requester } from "./httpRequester.js"
-import { flattenHeaders } from "./httpRequester.js"
+import type { Handler, Requester } from "../transport/httpRequester.js"
+import { flattenHeaders } from "../transport/httpRequester.js"
 
 class Aborted extends Error {
   constructor() {

@@ -21,12 +21,12 @@ import { McpClosedError, McpInvalidResponseError, McpServerGoneError, McpTranspo
 import { isRecord, type OutboundMessage, type RequestId } from "../../McpSchema.js"
 import type { Connection, Receiver, Service, StdioOptions } from "../../McpTransport.js"
 import { redactor } from "../redact.js"
-import { cleaningReceiver, deliverFrame } from "./frames.js"
-import * as LineFramer from "./lineFramer.js"
-import * as Outbox from "./outbox.js"
-import * as ProcessGroups from "./processGroups.js"
-import { prepare } from "./environment.js"
-import { cleanerOf, describeCommand, spawnFailure } from "./spawnFailure.js"
+import { cleaningReceiver, deliverFrame } from "../transport/frames.js"
+import * as LineFramer from "../transport/lineFramer.js"
+import * as Outbox from "../transport/outbox.js"
+import * as ProcessGroups from "../transport/processGroups.js"
+import { prepare } from "../transport/environment.js"
+import { cleanerOf, describeCommand, spawnFailure } from "../transport/spawnFailure.js"
 
 type Ended = McpServerGoneError | McpClosedError
 

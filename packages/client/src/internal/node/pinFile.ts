@@ -2,8 +2,7 @@
  * The pin file (Node): one JSON file (`{ "version": 1, "scopes": { "<scope>": [records] } }`) created `0600`,
  * read bounded (a regular file of at most 16 MiB, opened without blocking), never written past what it reads
  * (a record of 1 MiB, a scope of 8 MiB, the file of 16 MiB: the write is refused, the file left as it is),
- * written whole under a lock shared with other processes (a temporary file of a random name, created
- * exclusively, renamed over the old one).
+ * written whole under a lock shared with other processes (`privateFile.ts`: 0600, whole or not at all).
  *
  * A file that is there but cannot be used (not JSON, not of this shape, too large, not a regular file) fails
  * both reads and writes: it is never replaced, since read as empty every changed tool would be pinned again.
@@ -11,15 +10,14 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { randomBytes } from "node:crypto"
-import * as regularFile from "../node/regularFile.js"
-import * as fs from "node:fs/promises"
+import * as regularFile from "./regularFile.js"
 import * as path from "node:path"
 import { isRecord } from "../../McpSchema.js"
-import { withFileLock } from "../auth/fileLock.js"
+import { withFileLock } from "./fileLock.js"
+import { writePrivateFile } from "./privateFile.js"
 import { getOwn, setOwn } from "../llm/own.js"
-import { McpPinStoreError, type PinRecord, type PinStore } from "./model.js"
-import { merged, scopeRecords, scopeText, stringified, toJson } from "./stores.js"
+import { McpPinStoreError, type PinRecord, type PinStore } from "../pinning/model.js"
+import { merged, scopeRecords, scopeText, stringified, toJson } from "../pinning/stores.js"
 
 /** The largest pin file read: 16 MiB (a pin takes a few hundred bytes; a large schema's summary a few KiB). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -71,8 +69,8 @@ const scopeOf = (filePath: string, content: Content, scope: string, operation: "
 }
 
 /**
- * Write the file whole: a new file of a random name created exclusively (never through a link), renamed. A text
- * past the bound the file is read with is refused before anything is written: the file stays as it was.
+ * Write the file whole, 0600, or leave it as it was (`privateFile.ts`). A text past the bound the file is read
+ * with is refused before anything is written: the file stays as it was.
  */
 const replace = (filePath: string, content: Content) =>
   Effect.flatMap(stringified(filePath, { version: 1, scopes: content }, 2), (text) => {
@@ -90,18 +88,7 @@ const replace = (filePath: string, content: Content) =>
 
 const write = (filePath: string, text: string) =>
   Effect.tryPromise({
-    try: async () => {
-      await fs.mkdir(path.dirname(filePath), { recursive: true, mode: 0o700 })
-      const temporary = `${filePath}.${randomBytes(12).toString("hex")}.tmp`
-      try {
-        await fs.writeFile(temporary, text, { mode: 0o600, flag: "wx" })
-        await fs.chmod(temporary, 0o600)
-        await fs.rename(temporary, filePath)
-      } catch (error) {
-        await fs.rm(temporary, { force: true })
-        throw error
-      }
-    },
+    try: () => writePrivateFile(filePath, text),
     catch: (error) =>
       new McpPinStoreError({ store: filePath, operation: "write", detail: error instanceof Error ? error.message : String(error) })
   })

@@ -21,7 +21,7 @@ import * as Semaphore from "effect/Semaphore"
 import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import * as regularFile from "../node/regularFile.js"
+import * as regularFile from "./regularFile.js"
 
 /** @internal */
 export interface LockOptions {
