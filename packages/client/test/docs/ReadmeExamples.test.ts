@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
 
-const root = path.resolve(import.meta.dirname, "../../..")
+const root = path.resolve(import.meta.dirname, "../../../..")
 const readmes = ["README.md", "packages/client/README.md", "packages/ai/README.md"]
 
 export const examplesOf = (markdown: string): ReadonlyArray<{ readonly line: number; readonly code: string }> => {
