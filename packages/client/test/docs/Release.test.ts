@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "vitest"
 
-const repo = path.resolve(import.meta.dirname, "../../..")
+const repo = path.resolve(import.meta.dirname, "../../../..")
 
 interface Manifest {
   readonly name: string

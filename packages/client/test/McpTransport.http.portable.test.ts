@@ -5,4 +5,4 @@
 import { useTransport } from "./fixtures/httpServer.js"
 
 useTransport("portable")
-await import("./HttpTransport.test.js")
+await import("./McpTransport.http.test.js")

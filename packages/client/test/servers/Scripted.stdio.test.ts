@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
-import { isAlive, textOf } from "./fixtures/util.js"
+import { isAlive, textOf } from "../fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/scripted")
 

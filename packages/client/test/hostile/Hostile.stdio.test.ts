@@ -8,7 +8,7 @@ import { connectStdio, type McpClient, type McpDiagnostic, McpPromise } from "@m
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as path from "node:path"
-import { textOf } from "./fixtures/util.js"
+import { textOf } from "../fixtures/util.js"
 import {
   addedSince,
   heldMiB,
@@ -25,7 +25,7 @@ import {
   sleep,
   tagOf,
   waitFor
-} from "./fixtures/hostile.js"
+} from "../fixtures/hostile.js"
 
 type Options = Partial<McpClient.StdioClientOptions>
 
@@ -188,7 +188,7 @@ describe("hostile stdio servers: no process left behind (item 1)", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`the host process asked to stop (${signal}): its servers and their children are ended`, async () => {
       const tag = newTag()
-      const host = spawn(process.execPath, [path.join(import.meta.dirname, "fixtures/hostileHost.mjs"), tag], {
+      const host = spawn(process.execPath, [path.join(import.meta.dirname, "../fixtures/hostileHost.mjs"), tag], {
         stdio: ["ignore", "pipe", "pipe"]
       })
       try {

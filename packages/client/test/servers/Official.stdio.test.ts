@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
-import { textOf } from "./fixtures/util.js"
+import { textOf } from "../fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/official")
 

@@ -179,7 +179,7 @@ const modern = McpTestServer.make({
 describe("the modern tasks extension", () => {
   it.effect("declared when advertised; a task answer is polled, its input served with tasks/update, its result returned", () =>
     Effect.gen(function*() {
-      // No task notifications: the polling path (Tasks.notifications.test.ts has the other).
+      // No task notifications: the polling path (McpClient.tasks.notifications.test.ts has the other).
       const kit = McpTestServer.make({ ...modern.definition, taskNotifications: false })
       const fiber = yield* McpClient.callTool("build").pipe(
         Effect.provide(kit.layer({ onElicit: () => ({ action: "accept", content: {} }) })),

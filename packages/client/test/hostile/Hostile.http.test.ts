@@ -6,8 +6,8 @@
 import { connectHttp, type McpClient, type McpPromise } from "@mcp-effect/client"
 import { connectHttp as connectHttpNode } from "@mcp-effect/client/node"
 import { assert, describe, it } from "@effect/vitest"
-import { textOf } from "./fixtures/util.js"
-import { peakRssDuring, rssMiB, settle, sleep, startHostileHttp } from "./fixtures/hostile.js"
+import { textOf } from "../fixtures/util.js"
+import { peakRssDuring, rssMiB, settle, sleep, startHostileHttp } from "../fixtures/hostile.js"
 
 type Options = Partial<McpClient.HttpClientOptions>
 

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 const official = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/official")
-const repo = path.resolve(import.meta.dirname, "../../..")
+const repo = path.resolve(import.meta.dirname, "../../../..")
 
 const versionOf = (binary: string): string | undefined => {
   const result = spawnSync(binary, ["--version"], { encoding: "utf8" })

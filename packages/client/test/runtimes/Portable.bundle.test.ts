@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "vitest"
 
-const dist = path.resolve(import.meta.dirname, "../dist")
+const dist = path.resolve(import.meta.dirname, "../../dist")
 
 const bundle = (platform: "browser" | "neutral", conditions: ReadonlyArray<string>) =>
   esbuild.build({

@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import { McpCassette, McpClient, McpTestServer } from "@mcp-effect/client"
 import * as path from "node:path"
 
-const file = path.join(import.meta.dirname, "fixtures/cassettes/everything.ndjson")
+const file = path.join(import.meta.dirname, "../fixtures/cassettes/everything.ndjson")
 
 it.effect("get-sum, answered from the recording", () =>
   Effect.gen(function*() {

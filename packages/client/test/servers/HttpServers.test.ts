@@ -7,12 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { eventually, launch, makeClient } from "./fixtures/httpServer.js"
+import { eventually, launch, makeClient } from "../fixtures/httpServer.js"
 
 const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
-const loopback = path.join(import.meta.dirname, "fixtures/loopback.mjs")
-const official = path.join(import.meta.dirname, "../../test-servers/dist/official.js")
+const loopback = path.join(import.meta.dirname, "../fixtures/loopback.mjs")
+const official = path.join(import.meta.dirname, "../../../test-servers/dist/official.js")
 
 const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
   result.content.map((block) => (block as { text?: string }).text ?? "").join("")

@@ -4,7 +4,7 @@
  * sends, every call settles (a result or a tagged `McpClientError`; never a defect, never an interruption,
  * never a hang), on the TestClock.
  *
- * `npm test` makes 60 runs (a few seconds); `MCP_FUZZ_RUNS=5000 npx vitest run packages/client/test/Fuzz.test.ts`
+ * `npm test` makes 60 runs (a few seconds); `MCP_FUZZ_RUNS=5000 npx vitest run packages/client/test/hostile/Fuzz.test.ts`
  * makes a longer run, `MCP_FUZZ_SEED` replays one.
  */
 import { McpClient, McpError, McpTransport } from "@mcp-effect/client"

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
 
-const root = path.resolve(import.meta.dirname, "../../..")
+const root = path.resolve(import.meta.dirname, "../../../..")
 /** Folders never walked: dependencies, build output, and hidden ones (git's, the check's own temporary folder). */
 const skipped = new Set(["node_modules", "dist"])
 
@@ -169,7 +169,7 @@ const executedExamples: Record<string, ReadonlyArray<readonly [string, string]>>
   "McpTestServer.readme.test.ts": [],
   "McpCassette.readme.test.ts": [
     ['import * as path from "node:path"\n', ""],
-    ['\nconst file = path.join(import.meta.dirname, "fixtures/cassettes/everything.ndjson")\n', ""],
+    ['\nconst file = path.join(import.meta.dirname, "../fixtures/cassettes/everything.ndjson")\n', ""],
     ["McpCassette.read(file)", 'McpCassette.read("session.ndjson")']
   ]
 }

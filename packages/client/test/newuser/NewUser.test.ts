@@ -13,7 +13,7 @@ import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 
-const script = path.join(import.meta.dirname, "fixtures/newuser-server.mjs")
+const script = path.join(import.meta.dirname, "../fixtures/newuser-server.mjs")
 const scripted = (...args: ReadonlyArray<string>) =>
   NodeMcpClient.layerStdio({ command: process.execPath, args: [script, ...args] })
 
@@ -75,7 +75,7 @@ describe("one source for the version (item 10)", () => {
   it.live("servers are told the package's version in clientInfo", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const pkg: unknown = JSON.parse(readFileSync(path.join(import.meta.dirname, "../package.json"), "utf8"))
+      const pkg: unknown = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../package.json"), "utf8"))
       const version = typeof pkg === "object" && pkg !== null && "version" in pkg ? pkg.version : undefined
       assert.strictEqual(McpClient.CLIENT_VERSION, version)
       const told = yield* client.request("newuser/clientInfo")

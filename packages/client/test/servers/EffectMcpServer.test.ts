@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { createRequire } from "node:module"
-import { launch } from "./fixtures/httpServer.js"
-import { textOf } from "./fixtures/util.js"
+import { launch } from "../fixtures/httpServer.js"
+import { textOf } from "../fixtures/util.js"
 
 const script = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/effect")
 
