@@ -479,7 +479,8 @@ export type OperationName = Operations.OperationName
 
 /**
  * How `wrapOperations` wraps one operation's effect: given the operation's name and kind, the effect to run in
- * its place, of the same type (or the effect itself, to leave that operation as it is).
+ * its place, of the same type (or the effect itself, to leave that operation as it is). An effect member
+ * (`era`) is wrapped once, when the client is; a call's effect at each call.
  *
  * @since 0.3.0
  * @category models

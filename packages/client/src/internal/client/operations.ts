@@ -2,7 +2,7 @@
  * The operations of `McpClient.Service` as data (`operations`: each member's name and kind), and the one way
  * to wrap them all (`mapOperations`, `wrapOperations`): the Promise client, the fleet's rate limit and the
  * CLI's retrying client are built on them, so an operation added to the service is added here (the compiler
- * asks for it in `operations` and in `table`) and reaches every wrapper with no other line written.
+ * asks for it in `operations` and in `mapOperations`) and reaches every wrapper with no other line written.
  *
  * @internal
  */
@@ -104,10 +104,13 @@ export interface Target<Get extends TypeLambda, Call extends TypeLambda> {
 }
 
 /**
- * The one table of the service's effects and calls, each through `target`. The service's own members are
- * called as its methods (`apply` with the service as `this`).
+ * Each effect and each call of the service through `target` (the Promise client: `Get` a method returning a
+ * Promise, `Call` a Promise): the one table of them. The service's own members are called as its methods
+ * (`apply` with the service as `this`).
+ *
+ * @internal
  */
-const table = <Get extends TypeLambda, Call extends TypeLambda>(
+export const mapOperations = <Get extends TypeLambda, Call extends TypeLambda>(
   service: Service,
   target: Target<Get, Call>
 ): Operations<Get, Call> => {
@@ -144,23 +147,13 @@ const table = <Get extends TypeLambda, Call extends TypeLambda>(
 }
 
 /**
- * Each effect and each call of the service through `target` (the Promise client: `Get` a method returning a
- * Promise, `Call` a Promise).
+ * An operation's effect wrapped, its type kept. An effect member (`era`) is wrapped once, when the client is;
+ * a call's effect at each call.
  *
  * @internal
  */
-export const mapOperations: <Get extends TypeLambda, Call extends TypeLambda>(
-  service: Service,
-  target: Target<Get, Call>
-) => Operations<Get, Call> = table
-
-/** An effect wrapped, its type kept. @internal */
 export interface Wrap {
   <A, E, R>(effect: Effect.Effect<A, E, R>, name: OperationName, kind: OperationKind): Effect.Effect<A, E, R>
-}
-
-interface EffectLambda extends TypeLambda {
-  readonly type: Effect.Effect<this["Target"], this["Out1"], this["Out2"]>
 }
 
 /**
@@ -170,14 +163,14 @@ interface EffectLambda extends TypeLambda {
  * @internal
  */
 export const wrapOperations = (service: Service, wrap: Wrap): Service => {
-  const target: Target<EffectLambda, EffectLambda> = {
+  const target: Target<Effect.EffectTypeLambda, Effect.EffectTypeLambda> = {
     effect: (effect, name) => wrap(effect, name, "effect"),
     call: (effect, name) => wrap(effect, name, "call")
   }
-  // The members `table` does not give with their own type: the scoped calls, and `callTool` (generic).
+  // The members `mapOperations` does not give with their own type: the scoped calls, and `callTool` (generic).
   const others: Pick<Service, NameOf<"scoped"> | "callTool"> = {
     listen: (filter) => wrap(service.listen(filter), "listen", "scoped"),
     callTool: (name, args, options) => wrap(service.callTool(name, args, options), "callTool", "call")
   }
-  return { ...service, ...table(service, target), ...others }
+  return { ...service, ...mapOperations(service, target), ...others }
 }
