@@ -32,10 +32,8 @@ type KindOf<M> = M extends Stream.Stream<infer _A, infer _E, infer _R> ? "stream
 /**
  * Every member of `McpClient.Service`, by name, with its kind. Checked against the service: a member left
  * out, one that is not in the service, or a wrong kind does not compile.
- *
- * @internal
  */
-export const operations = {
+const list = {
   era: "effect",
   info: "effect",
   serverInfo: "effect",
@@ -61,6 +59,9 @@ export const operations = {
   diagnostics: "stream",
   close: "effect"
 } as const satisfies { readonly [K in keyof Service]: KindOf<Service[K]> }
+
+/** The list (frozen: every client shares it). @internal */
+export const operations: typeof list = Object.freeze(list)
 
 /** @internal */
 export type OperationName = keyof typeof operations
