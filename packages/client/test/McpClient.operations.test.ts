@@ -46,6 +46,7 @@ describe("McpClient.operations", () => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       assert.deepStrictEqual(Object.keys(client).sort(), Object.keys(McpClient.operations).sort())
+      assert.isTrue(Object.isFrozen(McpClient.operations))
       for (const [name, kind] of Object.entries(McpClient.operations)) {
         const member: unknown = Reflect.get(client, name)
         assert.strictEqual(typeof member === "function", kind === "call" || kind === "scoped", name)
