@@ -67,6 +67,33 @@ describe("the main entry is portable", () => {
     }, 60_000)
   }
 
+  it("McpToolSchema and McpCodegen are in the index, and a page that uses neither carries none of their code", async () => {
+    // The built entry, as a package user gets it (vitest would resolve `@mcp-effect/client` to the sources).
+    const index: typeof import("@mcp-effect/client") = await import(path.join(dist, "index.js"))
+    assert.strictEqual(typeof index.McpToolSchema.fromJsonSchema, "function")
+    assert.strictEqual(typeof index.McpCodegen.toolsModule, "function")
+    const result = await esbuild.build({
+      stdin: {
+        contents: `import { connectHttp } from ${JSON.stringify(path.join(dist, "index.js"))}\nconsole.log(connectHttp)\n`,
+        resolveDir: dist
+      },
+      bundle: true,
+      minify: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+      metafile: true,
+      logLevel: "silent"
+    })
+    const carried = Object.values(result.metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs).filter(([input, { bytesInOutput }]) =>
+        bytesInOutput > 0 && /(McpToolSchema|McpCodegen|internal\/toolSchema|internal\/codegen)\.js$/.test(input)
+      ).map(([input]) => input)
+    )
+    assert.deepStrictEqual(carried, [])
+    assert.isTrue(Object.keys(result.metafile.inputs).some((input) => input.endsWith("internal/transport/http.js")))
+  }, 60_000)
+
   it("no import cycle among the package's modules", () => {
     const graph = importGraph()
     const cycles: Array<string> = []
