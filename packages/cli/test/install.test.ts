@@ -3,7 +3,8 @@
  * @mcp-effect/cli (their built `dist/`: `npm test` builds first), installed with `effect` alone into an empty
  * temporary project outside the workspace; there the README's Effect and Promise examples run (their server
  * swapped for a local one), type-check against the installed `.d.ts`, `@mcp-effect/ai` loads, and the
- * `mcp-effect` command of the CLI tarball (a self-contained bundle, no dependency) runs the README's commands.
+ * `mcp-effect` command of the CLI tarball (a self-contained bundle, no dependency) runs the first commands of its
+ * manual (packages/cli/README.md).
  *
  * Reasonably fast for CI: `npm install --prefer-offline` uses npm's cache. Without a registry (nothing cached
  * and no network) the test is skipped, saying so.
@@ -150,7 +151,7 @@ describe("npm pack, then install into an empty project", () => {
     assert.strictEqual(ai.stdout, "function\n")
   })
 
-  it("runs the README's mcp-effect commands from the CLI tarball alone", ({ skip }) => {
+  it("runs the manual's first mcp-effect commands from the CLI tarball alone", ({ skip }) => {
     if (skipped !== undefined) return skip(skipped)
     const bin = path.join(project, "node_modules/.bin/mcp-effect")
     const version = run(bin, ["--version"], project)

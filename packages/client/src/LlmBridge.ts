@@ -476,14 +476,6 @@ export const declareTool = (
 export const sanitizeToolName: (name: string) => string = names.sanitizeToolName
 
 /**
- * JSON with sorted keys: what identical calls are compared by.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const canonicalJson: (value: unknown) => string = names.canonicalJson
-
-/**
  * Read one model tool call.
  *
  * @since 0.1.0

@@ -37,6 +37,7 @@ import * as internal from "./internal/client/client.js"
 import * as Telemetry from "./internal/telemetry.js"
 import type * as Tasks from "./internal/tasks.js"
 import * as clientContext from "./internal/client/context.js"
+import * as Operations from "./internal/client/operations.js"
 import type { McpDiagnostic } from "./McpDiagnostic.js"
 import type { McpClientError, McpToolResultError } from "./McpError.js"
 import type * as McpPinning from "./McpPinning.js"
@@ -452,6 +453,58 @@ export interface Service {
   /** Shut the connection down; later calls fail with `McpClosedError`. */
   readonly close: Effect.Effect<void>
 }
+
+/**
+ * Every member of `Service`, by name, with its kind: `"effect"` (an effect: `era`, `close`), `"call"` (a
+ * function returning an effect: `listTools`, `callTool`), `"scoped"` (one whose effect needs a `Scope`:
+ * `listen`), `"stream"` (`notifications`, `diagnostics`). Checked against `Service` by the compiler; the Promise
+ * client, a fleet's rate limit and the CLI wrap the client from it, so none of them lists the operations again.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const operations: typeof Operations.operations = Operations.operations
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type OperationKind = Operations.OperationKind
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type OperationName = Operations.OperationName
+
+/**
+ * How `wrapOperations` wraps one operation's effect: given the operation's name and kind, the effect to run in
+ * its place, of the same type (or the effect itself, to leave that operation as it is). An effect member
+ * (`era`) is wrapped once, when the client is; a call's effect at each call.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type OperationWrap = Operations.Wrap
+
+/**
+ * The client with every operation of `operations` through `wrap`: each effect (`era`), each call's effect
+ * (`listTools(...)`, `callTool(...)`) and each scoped call's (`listen(...)`); the streams are as they are. A
+ * rate limit, a retry or a log line for every request, written once:
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpClient } from "@mcp-effect/client"
+ *
+ * const logged = (client: McpClient.Service) =>
+ *   McpClient.wrapOperations(client, (effect, name, kind) =>
+ *     kind === "call" ? Effect.tap(effect, () => Effect.logDebug(`${name} answered`)) : effect)
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const wrapOperations: (service: Service, wrap: OperationWrap) => Service = Operations.wrapOperations
 
 /**
  * @since 0.1.0

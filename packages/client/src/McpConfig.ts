@@ -54,12 +54,13 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as client from "./internal/config/client.js"
 import * as file from "./internal/config/file.js"
 import * as parse from "./internal/config/parse.js"
 import * as LlmBridge from "./LlmBridge.js"
+import type * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
-import { type McpClientError, McpTimeoutError } from "./McpError.js"
-import * as NodeMcpClient from "./NodeMcpClient.js"
+import type { McpClientError } from "./McpError.js"
 import * as ToolRegistry from "./ToolRegistry.js"
 import * as NodePath from "node:path"
 import { McpConfigError } from "./McpConfigError.js"
@@ -416,14 +417,25 @@ export const read = (source: Source, options?: ParseOptions): Effect.Effect<Conf
 // -----------------------------------------------------------------------------
 
 /**
- * The options of an entry's client: the client's own, and for a stdio entry how long its server has to exit once
- * its stdin is closed (`shutdownTimeout`, default 2 s; see `McpTransport.StdioOptions`).
+ * The options of an entry's client: the client's own; for a stdio entry how long its server has to exit once
+ * its stdin is closed (`shutdownTimeout`, default 2 s; see `McpTransport.StdioOptions`); for an HTTP entry the
+ * sign-in (`auth`, see `McpAuth`: used only if the server answers 401); and how long the client has to connect.
  *
  * @since 0.2.0
  * @category models
  */
 export interface EntryClientOptions extends McpClient.ClientOptions {
   readonly shutdownTimeout?: Duration.Input | undefined
+  /** OAuth sign-in of an HTTP entry (tokens in `auth.tokenFile` when given); a stdio entry ignores it. */
+  readonly auth?: McpAuth.AuthOptions | undefined
+  /**
+   * How long the server has to start and answer the handshake (the era settled, a sign-in included) when the
+   * layer is built; then the layer fails with `McpTimeoutError` (`method: "connect"`, `limit: "overall"`),
+   * whose `silentServer` is the tail of a stdio server's stderr when it wrote nothing on stdout (cleaned of the
+   * entry's secrets, at most 20 lines in the message). Without it the layer connects on the first call. Not a
+   * duration: `McpConfigError`. The calls keep their own `requestTimeout`.
+   */
+  readonly connectTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -432,28 +444,11 @@ export interface EntryClientOptions extends McpClient.ClientOptions {
  * @since 0.1.0
  * @category layers
  */
-export const clientLayer = (
+export const clientLayer: (
   entry: ServerEntry,
-  options: EntryClientOptions = {}
-): Layer.Layer<McpClient.McpClient, McpClientError> => {
-  const { shutdownTimeout, ...rest } = options
-  // Pins are kept under the entry's name unless the caller names a scope (see `McpPinning`).
-  const pinning = rest.pinning === undefined ? undefined : { ...rest.pinning, scope: rest.pinning.scope ?? entry.name }
-  const client: McpClient.ClientOptions = { cacheNamespace: entry.name, ...rest, pinning }
-  if (entry.transport === "http") {
-    return NodeMcpClient.layerHttp({ ...client, url: entry.url, headers: entry.headers, secrets: entry.secrets })
-  }
-  return NodeMcpClient.layerStdio({
-    ...client,
-    shutdownTimeout,
-    command: entry.command,
-    args: entry.args,
-    env: entry.env,
-    cwd: entry.cwd,
-    description: entry.description,
-    secrets: entry.secrets
-  })
-}
+  options?: EntryClientOptions
+) => Layer.Layer<McpClient.McpClient, McpClientError | McpConfigError> = (entry, options = {}) =>
+  client.clientLayer(entry, options)
 
 /**
  * Start one entry's client for the life of the scope.
@@ -464,7 +459,7 @@ export const clientLayer = (
 export const connect = (
   entry: ServerEntry,
   options: EntryClientOptions = {}
-): Effect.Effect<McpClient.Service, McpClientError, Scope.Scope> =>
+): Effect.Effect<McpClient.Service, McpClientError | McpConfigError, Scope.Scope> =>
   Effect.map(Layer.build(clientLayer(entry, options)), Context.get(McpClient.McpClient))
 
 /**
@@ -523,13 +518,7 @@ const readReporting = (source: Source | Config, options: LayerOptions) =>
 const connectEntry = (entry: ServerEntry, options: LayerOptions, timeout: Duration.Duration) =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
-    const timeoutMillis = Duration.toMillis(timeout)
-    return yield* connect(entry, options.client).pipe(
-      Effect.tap((client) => client.info),
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () => Effect.fail(new McpTimeoutError({ method: "connect", limit: "overall", timeoutMillis }))
-      }),
+    return yield* connect(entry, { ...options.client, connectTimeout: timeout }).pipe(
       Scope.provide(scope),
       Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void),
       Effect.mapError((cause) => new McpConfigServerError({ entry: entry.name, cause })),

@@ -30,7 +30,6 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
@@ -245,16 +244,6 @@ export const fromLayer = (
 ): Promise<PromiseClient> => client.fromLayer(layer, bridgeOptions)
 
 /**
- * The LLM bridge options a `connect*` call carries (`toolConcurrency`).
- *
- * @since 0.3.0
- * @category utils
- */
-export const bridgeOptionsOf = (
-  options: { readonly toolConcurrency?: number | undefined }
-): LlmBridge.ClientBridgeOptions => client.bridgeOptionsOf(options)
-
-/**
  * Connect to a Streamable HTTP server (either era) with the runtime's `fetch`: in a browser, a Worker, Bun, Deno
  * or Node. On Node, `connectHttp` from `@mcp-effect/client/node` is the same on undici's dispatcher (faster),
  * with `auth.tokenFile` read and written.
@@ -362,26 +351,8 @@ export const discoverServerCard = (
 ): Promise<McpDiscovery.ServerCard> => discovery.serverCard(server, options)
 
 // -----------------------------------------------------------------------------
-// Failures
+// MCP Apps
 // -----------------------------------------------------------------------------
-
-/**
- * What a Promise rejects with for a failed run: the signal's reason when the run was aborted (a `DOMException`
- * named `AbortError` when `abort()` was given none), otherwise the error itself.
- *
- * @since 0.1.0
- * @category error handling
- */
-export const failureOf = (cause: Cause.Cause<unknown>, signal?: AbortSignal | undefined): unknown =>
-  bridge.failureOf(cause, signal)
-
-/**
- * Why a signal was aborted: its reason, or a `DOMException` named `AbortError` when it has none.
- *
- * @since 0.1.0
- * @category error handling
- */
-export const abortReason = (signal: AbortSignal): unknown => bridge.abortReason(signal)
 
 /**
  * Options of `mountApp`: the Promise client, the tool and its `arguments`, the `sandboxUrl` (the package's

@@ -18,11 +18,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as loopback from "./internal/auth/loopback.js"
-import * as store from "./internal/auth/store.js"
+import type * as loopback from "./internal/node/loopback.js"
+import * as store from "./internal/node/tokenFile.js"
 import * as McpAuth from "./McpAuth.js"
 
-export type { LoopbackOptions, LoopbackReceiver } from "./internal/auth/loopback.js"
+export type { LoopbackOptions, LoopbackReceiver } from "./internal/node/loopback.js"
 
 /**
  * Tokens in a JSON file, created with mode 0600. Programs may share it: each save is locked across processes
@@ -73,8 +73,8 @@ export const forgetStored = (tokenFile: string, server?: string | undefined): Ef
 
 // The loopback receiver (node:http, whose ESM facade loads Node's bundled undici, http2, tls and zlib) is
 // loaded on first use: most programs never sign a person in.
-let loopbackModule: Promise<typeof import("./internal/auth/loopback.js")> | undefined
-const loadLoopback = () => (loopbackModule ??= import("./internal/auth/loopback.js"))
+let loopbackModule: Promise<typeof import("./internal/node/loopback.js")> | undefined
+const loadLoopback = () => (loopbackModule ??= import("./internal/node/loopback.js"))
 
 /**
  * Start a loopback redirect receiver on 127.0.0.1: its `redirectUrl` and `onAuthorize` go straight into the

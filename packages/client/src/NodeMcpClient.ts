@@ -2,7 +2,9 @@
  * The client on Node (and on Bun and Deno, which have `child_process`): servers spawned over stdio, with their
  * process groups ended when the client closes, and Streamable HTTP on undici's dispatcher, the fast path, with
  * the token file of `auth.tokenFile`. This module and everything it loads is the Node wing: the package's main
- * entry loads none of it, so that a browser or Worker bundle of the main entry has no `node:` module.
+ * entry loads none of it, so that a browser or Worker bundle of the main entry has no `node:` module. Importing
+ * it runs nothing; on a Node older than 22.19 its transports refuse every connection with an
+ * `McpTransportError` naming the version needed and the one found.
  *
  * ```ts
  * import { Effect } from "effect"
@@ -18,14 +20,29 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
-import type { McpClientError } from "./McpError.js"
+import { type McpClientError, McpTransportError } from "./McpError.js"
 import * as McpTransport from "./McpTransport.js"
 import * as NodeMcpAuth from "./NodeMcpAuth.js"
 import { httpScope, stdioScope } from "./internal/pinning/scope.js"
-import * as nodeStdio from "./internal/transport/nodeStdio.js"
-import * as nodeVersion from "./internal/nodeVersion.js"
+import * as nodeStdio from "./internal/node/nodeStdio.js"
+import * as nodeVersion from "./internal/node/nodeVersion.js"
 
-nodeVersion.assertSupported()
+/**
+ * The transport `make` builds, on a runtime that can run it. On a Node older than the wing's floor, nothing of
+ * it is loaded (undici 8 does not load there) and every connection fails with why, naming both versions: asked
+ * when the layer is built, never at import (the package is declared free of side effects).
+ */
+const onSupportedNode = (
+  reason: "Spawn" | "Http",
+  identity: string,
+  make: () => Layer.Layer<McpTransport.McpTransport>
+): Layer.Layer<McpTransport.McpTransport> =>
+  Layer.suspend(() => {
+    const refusal = nodeVersion.unsupported()
+    return refusal === undefined
+      ? make()
+      : Layer.succeed(McpTransport.McpTransport, { connect: Effect.fail(new McpTransportError({ reason, detail: refusal })), identity })
+  })
 
 /**
  * The stdio transport on Node's `child_process`: one `data` listener, one write per message (the fast path;
@@ -34,36 +51,39 @@ nodeVersion.assertSupported()
  * @since 0.1.0
  * @category layers
  */
-export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> =>
-  Layer.succeed(McpTransport.McpTransport, { ...nodeStdio.make(options), identity: stdioScope(options.command, options.args) })
+export const layerStdioTransport = (options: McpTransport.StdioOptions): Layer.Layer<McpTransport.McpTransport> => {
+  const identity = stdioScope(options.command, options.args)
+  return onSupportedNode("Spawn", identity, () => Layer.succeed(McpTransport.McpTransport, { ...nodeStdio.make(options), identity }))
+}
 
 // The HTTP transport (and `effect/http`, `effect/encoding`'s SSE parser) and undici are loaded when the layer
 // is built.
 let httpModules:
   | Promise<{
     readonly http: typeof import("./internal/transport/http.js")
-    readonly undiciRequester: typeof import("./internal/transport/undiciRequester.js")
+    readonly undiciRequester: typeof import("./internal/node/undiciRequester.js")
   }>
   | undefined
 const loadHttp = () =>
-  httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/transport/undiciRequester.js")])
+  httpModules ??= Promise.all([import("./internal/transport/http.js"), import("./internal/node/undiciRequester.js")])
     .then(([http, undiciRequester]) => ({ http, undiciRequester }))
 
 /** The transport without authorization: undici's dispatcher, or `fetch` on Bun. */
 const transportOn = (options: McpTransport.HttpOptions): Layer.Layer<McpTransport.McpTransport> =>
   nodeVersion.isBun()
     ? McpTransport.layerHttp(options).pipe(Layer.provide(FetchHttpClient.layer))
-    : Layer.effect(
-      McpTransport.McpTransport,
-      Effect.flatMap(
-        Effect.promise(loadHttp),
-        ({ http, undiciRequester }) =>
-          Effect.map(undiciRequester.scoped, (requester) => ({
-            ...http.makeWith(requester, options),
-            identity: httpScope(options.url)
-          }))
-      )
-    )
+    : onSupportedNode("Http", httpScope(options.url), () =>
+      Layer.effect(
+        McpTransport.McpTransport,
+        Effect.flatMap(
+          Effect.promise(loadHttp),
+          ({ http, undiciRequester }) =>
+            Effect.map(undiciRequester.scoped, (requester) => ({
+              ...http.makeWith(requester, options),
+              identity: httpScope(options.url)
+            }))
+        )
+      ))
 
 /**
  * Streamable HTTP on Node's undici dispatcher: an agent of its own (closed with the layer), responses pushed to

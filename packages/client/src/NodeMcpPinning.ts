@@ -3,7 +3,7 @@
  *
  * @since 0.3.0
  */
-import * as file from "./internal/pinning/file.js"
+import * as file from "./internal/node/pinFile.js"
 import type { PinStore } from "./internal/pinning/model.js"
 
 /**

@@ -13,6 +13,7 @@
  *
  * @since 0.3.0
  */
+import { bridgeOptionsOf } from "./internal/promise/client.js"
 import * as servers from "./internal/promise/servers.js"
 import type * as McpClient from "./McpClient.js"
 import type * as McpConfig from "./McpConfig.js"
@@ -32,7 +33,7 @@ import type * as ToolRegistry from "./ToolRegistry.js"
 export const connectStdio = (
   options: McpClient.StdioClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<McpPromise.PromiseClient> =>
-  McpPromise.fromLayer(NodeMcpClient.layerStdio(options), McpPromise.bridgeOptionsOf(options))
+  McpPromise.fromLayer(NodeMcpClient.layerStdio(options), bridgeOptionsOf(options))
 
 /**
  * Connect to a Streamable HTTP server (either era) on undici's dispatcher (on Bun, on `fetch`), with
@@ -44,7 +45,7 @@ export const connectStdio = (
 export const connectHttp = (
   options: McpClient.HttpClientOptions & { readonly toolConcurrency?: number | undefined }
 ): Promise<McpPromise.PromiseClient> =>
-  McpPromise.fromLayer(NodeMcpClient.layerHttp(options), McpPromise.bridgeOptionsOf(options))
+  McpPromise.fromLayer(NodeMcpClient.layerHttp(options), bridgeOptionsOf(options))
 
 /**
  * The configured servers for Promise code: a Promise client per entry, the registry of them all, and

@@ -1,15 +1,18 @@
 /**
  * The Node entry point, `@mcp-effect/client/node` (also for Bun and Deno): everything the portable entry
  * (`@mcp-effect/client`) has, plus what needs Node: servers spawned over stdio, undici's fast HTTP path,
- * configuration files (`McpConfig`), token files and the loopback sign-in receiver (`NodeMcpAuth`). Loading it on
- * a Node older than 22.19 throws an error naming the version needed and the one found.
+ * configuration files (`McpConfig`), token files and the loopback sign-in receiver (`NodeMcpAuth`). Loading it
+ * runs nothing; on a Node older than 22.19 its transports refuse to connect, with an `McpTransportError` naming
+ * the version needed and the one found.
  *
  * @since 0.3.0
  */
 export * from "./index.js"
 
 /**
- * The client on Node: `layerStdio` and `layerHttp` with their Node services, `connectStdio` and `connectHttp`.
+ * The client's layers on Node: `layerStdio` (a server spawned on `child_process`) and `layerHttp` (Streamable
+ * HTTP on undici, with `auth.tokenFile`), and their transports alone, `layerStdioTransport` and
+ * `layerHttpTransport`. The Promise functions `connectStdio` and `connectHttp` are `NodePromise`'s (below).
  *
  * @since 0.1.0
  */
@@ -70,3 +73,15 @@ export {
    */
   connectHttp
 } from "./NodePromise.js"
+
+export {
+  /**
+   * Write a file whole or not at all, readable by its owner alone (0600 unless `mode` says otherwise; a folder it
+   * creates is 0700): the writer of the token file and the pin file, exported for the `mcp-effect` CLI, which
+   * writes its files with it. A helper of the Node wing rather than an API of the client: it may change in any
+   * release.
+   *
+   * @since 0.3.0
+   */
+  writePrivateFile
+} from "./internal/node/privateFile.js"

@@ -6,6 +6,7 @@ import { LlmBridge, LlmProviders, McpClient, type McpClientError, type McpSchema
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
+import { canonicalJson } from "../src/internal/llm/names.js"
 import { call, clientLayer, type FakeServer, makeServer, text } from "./fixtures/llmServer.js"
 
 /** Google's rule for a function name, the narrowest of the three providers: a letter or `_` first, at most 64. */
@@ -150,7 +151,7 @@ describe("__proto__ in a tool's input schema", () => {
   it("canonicalJson keeps a __proto__ key: two arguments that differ there are not the same call", () => {
     const a = JSON.parse(`{"__proto__":{"x":1},"y":2}`) as unknown
     const b = JSON.parse(`{"y":2}`) as unknown
-    assert.notStrictEqual(LlmBridge.canonicalJson(a), LlmBridge.canonicalJson(b))
-    assert.strictEqual(LlmBridge.canonicalJson(a), `{"__proto__":{"x":1},"y":2}`)
+    assert.notStrictEqual(canonicalJson(a), canonicalJson(b))
+    assert.strictEqual(canonicalJson(a), `{"__proto__":{"x":1},"y":2}`)
   })
 })

@@ -1,5 +1,6 @@
 import { LlmBridge, ToolScheduler } from "@mcp-effect/client"
 import { assert, describe, it } from "@effect/vitest"
+import { canonicalJson } from "../src/internal/llm/names.js"
 
 /** How many objects deep `properties.d.properties.next.properties.next...` goes. */
 const nestedDepth = (schema: unknown): number => {
@@ -343,7 +344,7 @@ describe("names", () => {
 
   it("canonicalJson sorts keys at every level", () => {
     assert.strictEqual(
-      LlmBridge.canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } }),
+      canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } }),
       "{\"a\":{\"c\":null,\"d\":[{\"y\":2,\"z\":1}]},\"b\":1}"
     )
   })

@@ -52,7 +52,7 @@ const evil = createServer((req, res) => {
 /** The App written with the official App SDK, as one script for its document. */
 const sdkApp = async (): Promise<string> => {
   const built = await build({
-    entryPoints: [path.join(import.meta.dirname, "apps", "sdk-app.mjs")],
+    entryPoints: [path.join(import.meta.dirname, "fixtures", "apps", "sdk-app.mjs")],
     bundle: true,
     write: false,
     platform: "browser",
@@ -64,7 +64,7 @@ const sdkApp = async (): Promise<string> => {
 
 const bundle = (name: string, define: Record<string, string> = {}) =>
   build({
-    entryPoints: [path.join(import.meta.dirname, "apps", `${name}.mjs`)],
+    entryPoints: [path.join(import.meta.dirname, "fixtures", "apps", `${name}.mjs`)],
     outfile: path.join(dir, `${name}.js`),
     bundle: true,
     platform: "browser",

@@ -14,7 +14,7 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as engine from "../src/internal/auth/engine.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/node/tokenFile.js"
 import { scriptedAs, unauthorized } from "./fixtures/oauthScripted.js"
 
 const SAVER = path.join(import.meta.dirname, "fixtures/tokenSaver.ts")

@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { challengeInfo, parseChallenges, unionScopes } from "../src/internal/auth/challenge.js"
 import { asMetadataUrls, fetchResourceMetadata, fetchServerMetadata, prmUrls, sameResource } from "../src/internal/auth/discovery.js"
-import * as store from "../src/internal/auth/store.js"
+import * as store from "../src/internal/node/tokenFile.js"
 import * as NodeMcpAuth from "../src/NodeMcpAuth.js"
 
 describe("WWW-Authenticate", () => {

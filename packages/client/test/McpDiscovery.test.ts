@@ -216,7 +216,7 @@ describe("McpDiscovery.card", () => {
 
   it.effect("the README's card decodes, and connectionOptions of it is what the README says", () =>
     Effect.gen(function*() {
-      const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
       const block = /A card, as served at[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1]
       assert.isDefined(block)
       const served = yield* host({ "/mcp/server-card": { kind: "json", body: JSON.parse(block ?? "null") } })

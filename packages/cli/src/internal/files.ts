@@ -1,10 +1,11 @@
 /**
  * Every file the CLI reads or writes itself goes through here. Reads take regular files only, up to a bound
- * (a FIFO or a file that never ends must not hang the command or fill its memory); writes are whole or not at
- * all (a new file of a random name created exclusively, then renamed over the target), and never go through a
- * symbolic link at the target: renaming replaces the name itself, so a hard link keeps what it had too.
+ * (a FIFO or a file that never ends must not hang the command or fill its memory); a file is written by the
+ * library's private-file writer (`writePrivateFile`: whole or not at all, a new file 0600, never through a link
+ * at the target, a hard link keeping what it had), and a symbolic link or anything but a regular file at the
+ * target is refused first.
  */
-import { McpConfig } from "@mcp-effect/client/node"
+import { McpConfig, writePrivateFile } from "@mcp-effect/client/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
@@ -124,39 +125,18 @@ const replaceable = (file: string): Effect.Effect<number | undefined, FileError>
     return Effect.succeed(stats.mode & 0o7777)
   })
 
-/** A name beside `file` that nothing else uses: `.<name>.<random>.tmp`. */
-const temporaryBeside = (file: string): string =>
-  path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`)
-
 /**
- * Write `content` to `file` whole, or leave it as it was: the bytes go to a new file beside it (created
- * exclusively, so never through a link), which is renamed over `file` once complete. A symbolic link or
- * anything but a regular file at `file` is refused; an existing file's permissions are kept.
+ * Write `content` to `file` whole, or leave it as it was (`writePrivateFile`): a new file is readable by its
+ * owner alone (what the CLI writes may hold a server's answers or a configuration's secrets), an existing one
+ * keeps its permissions, and a missing folder is an error, not created. A symbolic link or anything but a
+ * regular file at `file` is refused.
  */
 export const writeFileAtomic = (file: string, content: Uint8Array | string): Effect.Effect<void, FileError> =>
-  Effect.gen(function*() {
-    const mode = yield* replaceable(file)
-    const temporary = temporaryBeside(file)
-    yield* Effect.tryPromise({
-      try: async () => {
-        try {
-          const handle = await fs.open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666)
-          try {
-            await handle.writeFile(content)
-            if (mode !== undefined) await handle.chmod(mode)
-            await handle.sync()
-          } finally {
-            await handle.close()
-          }
-          await fs.rename(temporary, file)
-        } catch (error) {
-          await fs.rm(temporary, { force: true })
-          throw error
-        }
-      },
+  Effect.flatMap(replaceable(file), (mode) =>
+    Effect.tryPromise({
+      try: () => writePrivateFile(file, content, { mode, createFolder: false }),
       catch: failure(file, "cannot write")
-    })
-  })
+    }))
 
 /** One file of a folder to write: its path inside the folder, as segments, and its bytes. */
 export interface FolderFile {

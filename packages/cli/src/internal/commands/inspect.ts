@@ -7,8 +7,8 @@
  * The server is the one of the command line (`--stdio`, `-- cmd`, `--url`, `--server NAME`); with none, every
  * entry of the configuration file (if there is one) is offered in the page, and others can be typed there.
  */
-import { McpConfig } from "@mcp-effect/client/node"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { McpConfig, writePrivateFile } from "@mcp-effect/client/node"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -100,22 +100,28 @@ const entriesOf = (options: Options, tail: ReadonlyArray<string> | undefined) =>
 const urlHost = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
 
 /**
- * What the browser is started on: a private page (0600, in a folder of its own, 0700) that sends it on to the
- * inspector's URL. The token never sits on a command line (the opener's, the browser's), where any local user
- * reads it (`ps`, `/proc/PID/cmdline`) for the browser's whole life. The folder goes when the inspector ends.
+ * What the browser is started on: a private page (0600 by `writePrivateFile`, in a folder of its own, 0700)
+ * that sends it on to the inspector's URL. The token never sits on a command line (the opener's, the
+ * browser's), where any local user reads it (`ps`, `/proc/PID/cmdline`) for the browser's whole life. The
+ * folder goes when the inspector ends, or at once when the page could not be written.
  */
 const launcherPage = (url: URL) =>
   Effect.acquireRelease(
-    Effect.try({
-      try: () => {
+    Effect.tryPromise({
+      try: async () => {
         const dir = mkdtempSync(path.join(tmpdir(), "mcp-effect-inspect-"))
         const file = path.join(dir, "open.html")
         const href = JSON.stringify(url.href)
-        writeFileSync(
-          file,
-          `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>mcp-effect inspector</title><script>location.replace(${href})</script>\n`,
-          { mode: 0o600, flag: "wx" }
-        )
+        try {
+          await writePrivateFile(
+            file,
+            `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>mcp-effect inspector</title><script>location.replace(${href})</script>\n`,
+            { createFolder: false }
+          )
+        } catch (error) {
+          rmSync(dir, { recursive: true, force: true })
+          throw error
+        }
         return { dir, url: pathToFileURL(file) }
       },
       catch: (error) => (error instanceof Error ? error.message : String(error))

@@ -7,7 +7,7 @@
  * (the user may open the links by hand). At most `MAX_ROUNDS` such rounds; a declined or cancelled link,
  * Ctrl-C, or a wait that ends without the completions gives the server's error.
  */
-import { type McpClient, McpProtocolError, McpSchema } from "@mcp-effect/client"
+import { McpClient, McpProtocolError, McpSchema } from "@mcp-effect/client"
 import type * as Prompt from "effect/cli/Prompt"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -122,18 +122,11 @@ export const retrying = (interaction: urlElicit.Interaction) =>
   return attempt(0)
 }
 
-/** The client with the command's requests sent through `retrying`. */
+/**
+ * The client with every call of the command (each operation of kind `call` in `McpClient.operations`: the
+ * requests) sent through `retrying`; the effects, the subscription and the streams are as they are.
+ */
 export const retryingClient = (client: McpClient.Service, interaction: urlElicit.Interaction): McpClient.Service => {
   const retry = retrying(interaction)
-  return {
-    ...client,
-    listTools: (options) => retry(client.listTools(options)),
-    callTool: (name, args, options) => retry(client.callTool(name, args, options)),
-    listPrompts: (options) => retry(client.listPrompts(options)),
-    getPrompt: (name, args, options) => retry(client.getPrompt(name, args, options)),
-    listResources: (options) => retry(client.listResources(options)),
-    listResourceTemplates: (options) => retry(client.listResourceTemplates(options)),
-    readResource: (uri, options) => retry(client.readResource(uri, options)),
-    complete: (ref, argument, context, options) => retry(client.complete(ref, argument, context, options))
-  }
+  return McpClient.wrapOperations(client, (effect, _name, kind) => kind === "call" ? retry(effect) : effect)
 }

@@ -1,9 +1,11 @@
 /**
  * The connect timeout (`--connect-timeout`), apart from the calls' own: start-up and handshake must finish
- * within it, and a stdio server that has said nothing by then is named as such.
+ * within it (`McpConfig.clientLayer`'s `connectTimeout`), and a stdio server that has said nothing by then is
+ * named as such.
  */
 import { McpError } from "@mcp-effect/client"
-import type { McpClient, McpClientError } from "@mcp-effect/client"
+import type { McpClientError, McpTimeoutError } from "@mcp-effect/client"
+import type { McpConfig } from "@mcp-effect/client/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 
@@ -21,19 +23,22 @@ export class ConnectTimeoutError extends Data.TaggedError("ConnectTimeoutError")
   }
 }
 
+/** The library's connect timeout (`McpConfig.clientLayer`'s `connectTimeout`), which this error reports. */
+const isConnectTimeout = (error: McpTimeoutError): boolean => error.method === "connect" && error.limit === "overall"
+
 /**
- * Connect (the era probe or handshake, through `client.info`) within `seconds`; the calls keep their own limit.
- * `silence`: what the connection says of a stdio server that has written nothing yet.
+ * The connection's failures with the connect timeout of `seconds` (`McpConfig.clientLayer`'s `connectTimeout`,
+ * whose error carries the tail of a silent server's stderr) said as `--connect-timeout`'s error.
  */
-export const connected = (
-  client: McpClient.Service,
-  seconds: number,
-  silence: Effect.Effect<string | undefined> = Effect.undefined
-): Effect.Effect<void, McpClientError | ConnectTimeoutError> =>
-  client.info.pipe(
-    Effect.timeoutOrElse({
-      duration: seconds * 1000,
-      orElse: () => Effect.flatMap(silence, (silentServer) => Effect.fail(new ConnectTimeoutError({ seconds, silentServer })))
-    }),
-    Effect.asVoid
+export const connectTimeoutOf = (seconds: number) =>
+<A, R>(
+  connecting: Effect.Effect<A, McpClientError | McpConfig.McpConfigError, R>
+): Effect.Effect<A, McpClientError | McpConfig.McpConfigError | ConnectTimeoutError, R> =>
+  Effect.catchTag(
+    connecting,
+    "McpTimeoutError",
+    (error): Effect.Effect<never, McpTimeoutError | ConnectTimeoutError> =>
+      isConnectTimeout(error)
+        ? Effect.fail(new ConnectTimeoutError({ seconds, silentServer: error.silentServer }))
+        : Effect.fail(error)
   )

@@ -2,13 +2,13 @@
  * One command's connection: the server chosen on the command line, a client with the command's hooks
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
-import { McpClient, McpTransport } from "@mcp-effect/client"
-import { type McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
+import type { McpClient, McpTransport } from "@mcp-effect/client"
+import { McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -23,7 +23,7 @@ import * as auth from "./auth.js"
 import * as Completions from "../elicitation/completions.js"
 import * as elicit from "../elicitation/form.js"
 import * as inputs from "../config/inputs.js"
-import { type ConnectTimeoutError, connected } from "./connectTimeout.js"
+import { type ConnectTimeoutError, connectTimeoutOf } from "./connectTimeout.js"
 import type { UsageError } from "../errors.js"
 import * as Status from "../terminal/statusLine.js"
 import * as TaskStatus from "../terminal/taskStatus.js"
@@ -184,52 +184,21 @@ const authorizedByHeader = (entry: McpConfig.HttpEntry) =>
   Object.keys(entry.headers ?? {}).some((name) => name.toLowerCase() === "authorization")
 
 /**
- * Start the entry's client for the life of the scope. An HTTP server is given the sign-in (`auth`): it
- * comes into play only if the server answers 401, and uses a stored token when there is one.
+ * Start the entry's client for the life of the scope (`McpConfig.clientLayer`), connected within
+ * `connectTimeout` seconds (`--connect-timeout`). An HTTP server is given the sign-in (`auth`): it comes into
+ * play only if the server answers 401, and uses a stored token when there is one.
  */
 export const connect = (
   entry: McpConfig.ServerEntry,
   client: McpClient.ClientOptions,
-  callbackPort: number
-): Effect.Effect<Connected, McpClientError, Scope.Scope> => {
-  const options: McpClient.ClientOptions = { cacheNamespace: entry.name, ...client }
-  if (entry.transport === "http") {
-    const layer = NodeMcpClient.layerHttp({
-      ...options,
-      url: entry.url,
-      headers: entry.headers,
-      secrets: entry.secrets,
-      ...(authorizedByHeader(entry) ? {} : { auth: auth.authOptions(callbackPort) })
-    })
-    return Effect.map(Layer.build(layer), (context) => ({ client: Context.get(context, McpClient.McpClient), silence: Effect.undefined }))
-  }
-  const stdio: McpClient.StdioClientOptions = { ...options, shutdownTimeout: SERVER_GRACE, ...stdioOf(entry) }
-  // The connection's word on a server that has written nothing yet, for the connect limit's error.
-  let silence: Effect.Effect<string | undefined> = Effect.undefined
-  const watched = Layer.effect(
-    McpTransport.McpTransport,
-    Effect.gen(function*() {
-      const transport = yield* McpTransport.McpTransport
-      return {
-        connect: Effect.tap(transport.connect, (connection) =>
-          Effect.sync(() => {
-            silence = connection.silentStderr ?? Effect.undefined
-          }))
-      }
-    })
-  ).pipe(Layer.provide(NodeMcpClient.layerStdioTransport(stdio)))
-  const layer = McpClient.layer(stdio).pipe(Layer.provide(watched))
-  return Effect.map(Layer.build(layer), (context) => ({
-    client: Context.get(context, McpClient.McpClient),
-    silence: Effect.suspend(() => silence)
-  }))
-}
-
-/** A command's client, and what its connection says of a stdio server that has written nothing yet. */
-export interface Connected {
-  readonly client: McpClient.Service
-  readonly silence: Effect.Effect<string | undefined>
-}
+  settings: { readonly callbackPort: number; readonly connectTimeout: number }
+): Effect.Effect<McpClient.Service, McpClientError | McpConfig.McpConfigError | ConnectTimeoutError, Scope.Scope> =>
+  McpConfig.connect(entry, {
+    ...client,
+    shutdownTimeout: SERVER_GRACE,
+    connectTimeout: Duration.seconds(settings.connectTimeout),
+    ...(entry.transport === "http" && !authorizedByHeader(entry) ? { auth: auth.authOptions(settings.callbackPort) } : {})
+  }).pipe(connectTimeoutOf(settings.connectTimeout))
 
 /** Run `use` with a client of the chosen server; the server is stopped when it is done. */
 export const withClient = <A, E, R>(
@@ -240,7 +209,11 @@ export const withClient = <A, E, R>(
     /** The client options as the command wants them (`types` declares only the capabilities asked for). */
     readonly client?: (options: McpClient.ClientOptions) => McpClient.ClientOptions
   } = {}
-): Effect.Effect<A, E | UsageError | McpClientError | ConnectTimeoutError, R | CommandTail | Prompt.Environment> =>
+): Effect.Effect<
+  A,
+  E | UsageError | McpClientError | McpConfig.McpConfigError | ConnectTimeoutError,
+  R | CommandTail | Prompt.Environment
+> =>
   Effect.gen(function*() {
     const entry = yield* entryOf(options)
     const callbackPort = yield* auth.checkPort(options.callbackPort)
@@ -256,11 +229,10 @@ export const withClient = <A, E, R>(
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const scope = yield* Scope.make()
-        const exit = yield* connect(entry, client, callbackPort).pipe(
-          Effect.tap(({ client: service }) => Completions.follow(service, asks.completions)),
-          Effect.tap(({ client: service }) => settings.progress === true ? tasks.follow(service) : Effect.void),
-          Effect.tap(({ client: service, silence }) => connected(service, options.connectTimeout, silence)),
-          Effect.flatMap(({ client: service }) => use(retryingClient(service, asks), status, startedAt)),
+        const exit = yield* connect(entry, client, { callbackPort, connectTimeout: options.connectTimeout }).pipe(
+          Effect.tap((service) => Completions.follow(service, asks.completions)),
+          Effect.tap((service) => settings.progress === true ? tasks.follow(service) : Effect.void),
+          Effect.flatMap((service) => use(retryingClient(service, asks), status, startedAt)),
           Effect.ensuring(Effect.sync(status.clear)),
           Scope.provide(scope),
           restore,

@@ -26,6 +26,7 @@ import * as Redis from "effect/persistence/Redis"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { randomBytes } from "node:crypto"
 import type * as McpClient from "../../McpClient.js"
+import { type OperationName, wrapOperations } from "../client/operations.js"
 import type { Service as ResultCacheService } from "../../ResultCache.js"
 import type { Health } from "./health.js"
 import { tripper } from "./lock.js"
@@ -186,7 +187,7 @@ export const gate = (options: RateLimitOptions): Effect.Effect<Gate, never, Redi
  * The operations the result cache may answer (modern servers). Through `gateCache` they take a turn only when
  * they go to the server; gated here, they would take one for every answer.
  */
-const CACHEABLE = new Set([
+const CACHEABLE: ReadonlySet<OperationName> = new Set<OperationName>([
   "listTools",
   "listPrompts",
   "listResources",
@@ -200,9 +201,10 @@ const CACHEABLE = new Set([
 ])
 
 /**
- * The client with every operation through the gate: functions returning an Effect run within a turn; other
- * members are as they are. With `cacheGated` (the client's cache is behind `gateCache`), the operations the
- * cache may answer are gated here only on a legacy server (whose answers are never cached).
+ * The client with every call (and scoped call: `listen`) of `McpClient.operations` through the gate: each runs
+ * within a turn; the effects (`era`, `info`, `close`) and streams are as they are. With `cacheGated` (the
+ * client's cache is behind `gateCache`), the operations the cache may answer are gated here only on a legacy
+ * server (whose answers are never cached).
  *
  * @internal
  */
@@ -216,17 +218,12 @@ export const limitClient = (
       Effect.orElseSucceed(client.era, () => "legacy" as const),
       (era) => era === "legacy" ? through(operation) : operation
     )
-  const wrapped: Record<string, unknown> = {}
-  for (const [name, member] of Object.entries(client)) {
-    const gateOf = cacheGated && CACHEABLE.has(name) ? legacyOnly : through
-    wrapped[name] = typeof member === "function"
-      ? (...args: ReadonlyArray<unknown>) => {
-        const out: unknown = Reflect.apply(member, client, args)
-        return Effect.isEffect(out) ? gateOf(out as Effect.Effect<unknown, unknown, unknown>) : out
-      }
-      : member
-  }
-  return wrapped as unknown as McpClient.Service
+  return wrapOperations(client, (operation, name, kind) =>
+    kind === "effect"
+      ? operation
+      : cacheGated && CACHEABLE.has(name)
+      ? legacyOnly(operation)
+      : through(operation))
 }
 
 /**

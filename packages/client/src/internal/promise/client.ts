@@ -1,13 +1,14 @@
 /**
- * A Promise client: every operation of `McpClient.Service` as a Promise method, derived from the service
- * itself (an operation added there is a Promise method here with no line written), run on the one runner
- * (`promiseRun.ts`) with the client's context.
+ * A Promise client: every operation of `McpClient.Service` as a Promise method, made from the list of
+ * operations (`McpClient.operations`: an operation added there is a Promise method here with no line written),
+ * run on the one runner (`promiseRun.ts`) with the client's context.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type { TypeLambda } from "effect/HKT"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
@@ -19,15 +20,12 @@ import type {
   PromiseBridge,
   PromiseCallToolOptions,
   PromiseClient,
-  PromiseSubscription,
-  Promised
+  PromiseSubscription
 } from "../../McpPromise.js"
 import { isRecord, type JsonObject } from "../../McpSchema.js"
+import * as Operations from "../client/operations.js"
 import * as PromiseRun from "../promiseRun.js"
 import { abortReason, failureOf, fromBridge } from "./run.js"
-
-/** The Stream and scoped members of the service, which the Promise client offers in shapes of their own. */
-const NOT_DERIVED = new Set(["notifications", "diagnostics", "listen"])
 
 /**
  * The signal of a call: the last argument's `signal`, when that argument is an options object carrying an
@@ -40,24 +38,25 @@ const signalOf = (args: ReadonlyArray<unknown>): AbortSignal | undefined => {
 
 type Run = <A>(effect: Effect.Effect<A, unknown>, signal?: AbortSignal) => Promise<A>
 
-/** Each operation of the service as a Promise method (an effect: a method without arguments). */
-const derive = (service: McpClient.Service, run: Run): Promised<McpClient.Service> => {
-  const methods: Record<string, unknown> = {}
-  for (const [key, member] of Object.entries(service)) {
-    if (NOT_DERIVED.has(key)) continue
-    if (Effect.isEffect(member)) {
-      // The service's effects need nothing from context (`Promised` keeps only those).
-      const effect = member as Effect.Effect<unknown, unknown>
-      methods[key] = () => run(effect)
-    } else if (typeof member === "function") {
-      const operation = member as (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>
-      methods[key] = (...args: ReadonlyArray<unknown>) => run(operation(...args), signalOf(args))
-    }
-  }
-  // The keys and shapes are those of `Promised<McpClient.Service>`: every member left is an effect or an
-  // operation returning one, and each became the Promise form that type describes.
-  return methods as unknown as Promised<McpClient.Service>
+/** An effect of the service as a Promise method without arguments. */
+interface PromiseMethod extends TypeLambda {
+  readonly type: () => Promise<this["Target"]>
 }
+
+/** The effect of one call as its Promise. */
+interface PromiseOf extends TypeLambda {
+  readonly type: Promise<this["Target"]>
+}
+
+/**
+ * Each effect and each call of the service (`McpClient.operations`) as a Promise method; the scoped calls
+ * and the streams have forms of their own (`listen`, `onNotification`, `onDiagnostic`).
+ */
+const derive = (service: McpClient.Service, run: Run): Operations.Operations<PromiseMethod, PromiseOf> =>
+  Operations.mapOperations<PromiseMethod, PromiseOf>(service, {
+    effect: (effect) => () => run(effect),
+    call: (effect, _name, args) => run(effect, signalOf(args))
+  })
 
 /** `McpClient.listen` as an async iterable whose `close()` (or leaving a `for await` loop) ends it. */
 const listenOf = (
