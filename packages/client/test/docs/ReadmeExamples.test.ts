@@ -10,18 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
-
-const root = path.resolve(import.meta.dirname, "../../../..")
-/** Folders never walked: dependencies, build output, and hidden ones (git's, the check's own temporary folder). */
-const skipped = new Set(["node_modules", "dist"])
-
-/** Every README*.md (any case) and CHANGELOG.md under the repository, as paths relative to it. */
-export const readmesOf = (dir: string): ReadonlyArray<string> =>
-  fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = dir === "" ? entry.name : `${dir}/${entry.name}`
-    if (entry.isDirectory()) return skipped.has(entry.name) || entry.name.startsWith(".") ? [] : readmesOf(relative)
-    return entry.isFile() && /^(readme.*|changelog)\.md$/i.test(entry.name) ? [relative] : []
-  })
+import { examplesOf, readmesOf, root, skipped } from "./readmes.js"
 
 const readmes = readmesOf("")
 
@@ -32,20 +21,6 @@ export const strayFences = (markdown: string): ReadonlyArray<number> =>
     if (info === undefined || info === "ts" || info === "ts fragment") return []
     return /^(ts|typescript|tsx|mts|cts)\b/i.test(info) ? [i + 1] : []
   })
-
-export const examplesOf = (markdown: string): ReadonlyArray<{ readonly line: number; readonly code: string }> => {
-  const found: Array<{ line: number; code: string }> = []
-  const lines = markdown.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]?.trim() !== "```ts") continue
-    const start = i + 1
-    let end = start
-    while (end < lines.length && lines[end]?.trim() !== "```") end++
-    found.push({ line: start + 1, code: lines.slice(start, end).join("\n") })
-    i = end
-  }
-  return found
-}
 
 const asModule = (code: string): string =>
   `${code.replace(/^(const|function|class|interface|type) /gm, "export $1 ")}\nexport {}\n`
@@ -167,6 +142,7 @@ const filesEndingWith = (dir: string, suffix: string): ReadonlyArray<string> =>
  */
 const executedExamples: Record<string, ReadonlyArray<readonly [string, string]>> = {
   "McpTestServer.readme.test.ts": [],
+  "McpTransport.readme.test.ts": [],
   "McpCassette.readme.test.ts": [
     ['import * as path from "node:path"\n', ""],
     ['\nconst file = path.join(import.meta.dirname, "../fixtures/cassettes/everything.ndjson")\n', ""],
