@@ -79,6 +79,8 @@ const stdio = (command: string, args: string): readonly [string, Text] => [
   `command: ${JSON.stringify(node)}, args: [${JSON.stringify(everything)}]`
 ]
 const npxEverything = stdio("npx", `["-y", "@modelcontextprotocol/server-everything"]`)
+/** The sign-in URLs already followed (the example prints one; stdout arrives in chunks). */
+const signingIn = new Set<string>()
 const needsRedis = (context: Context) => context.redis === undefined ? "no redis-server on this machine" : undefined
 
 export const entries: ReadonlyArray<Entry> = [
@@ -90,7 +92,8 @@ export const entries: ReadonlyArray<Entry> = [
         `command: "npx",\n    args: ["-y", "@modelcontextprotocol/server-everything"],`,
         `command: ${JSON.stringify(node)},\n    args: [${JSON.stringify(everything)}],`
       ]],
-      prints: /era: '(modern|legacy)'[\s\S]*'echo'[\s\S]*Echo: hi/
+      // console.log prints the call's result two levels deep: its one content block, no `isError`.
+      prints: /era: '(modern|legacy)'[\s\S]*'echo'[\s\S]*result: \{ content: \[ \[Object\] \] \}\n\}/
     }
   },
   {
@@ -248,7 +251,7 @@ export const entries: ReadonlyArray<Entry> = [
     readme: "packages/client/README.md",
     marker: "return await client.resumeTask(taskId)",
     notRun: "resumes a task another worker started on a task-capable server (it needs that task's id); " +
-      "connectFleet's resumeTask across workers is run by McpFleet.tasks tests"
+      "resumeTask across fleet workers (one calls, another resumes) is run by McpFleet.tasks.test.ts"
   },
   {
     readme: "packages/client/README.md",
@@ -342,8 +345,6 @@ main(scripted).then((lines) => console.log(JSON.stringify(lines)))
   }
 ]
 
-const signingIn = new Set<string>()
-
 /** The block each entry names: exactly one must carry its marker. */
 const blocks = readmesOf("").flatMap((readme) =>
   examplesOf(fs.readFileSync(path.join(root, readme), "utf8")).map((example) => ({ readme, ...example }))
@@ -385,10 +386,10 @@ interface Outcome {
 
 const execute = (file: string, run: Run, context: Context): Promise<Outcome> =>
   new Promise((resolve) => {
-    const marker = `README_EXAMPLE_RUN=${randomUUID()}`
+    const id = randomUUID()
     const child = spawn(node, [tsx, file], {
       cwd: path.dirname(file),
-      env: { ...process.env, HOME: context.home, README_EXAMPLE_RUN: marker.split("=")[1], ...run.env?.(context) },
+      env: { ...process.env, HOME: context.home, README_EXAMPLE_RUN: id, ...run.env?.(context) },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -401,8 +402,8 @@ const execute = (file: string, run: Run, context: Context): Promise<Outcome> =>
     const limit = setTimeout(() => child.kill("SIGKILL"), RUN_LIMIT_MS)
     child.once("exit", (code, signal) => {
       clearTimeout(limit)
-      // The example's own exit waits for what it stops; a moment for the kernel to reap its children's exits.
-      setTimeout(() => resolve({ code, signal, stdout, stderr, left: survivors(marker) }), 200)
+      // Looked for at once: what the example started must be gone when it has exited (a zombie has no environment).
+      resolve({ code, signal, stdout, stderr, left: survivors(`README_EXAMPLE_RUN=${id}`) })
     })
   })
 
