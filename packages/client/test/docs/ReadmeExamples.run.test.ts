@@ -12,6 +12,9 @@
  * environment, which every descendant inherits) outlives it.
  */
 import { followAuthorization, type OAuthProtected, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
+import { build } from "esbuild"
+import { chromium } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -21,7 +24,9 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { launch } from "../fixtures/httpServer.js"
+import { eventually, launch } from "../fixtures/httpServer.js"
+import { startStdioRelay, type StdioRelay } from "../fixtures/stdioRelay.js"
+import { type RunningServer, startListening } from "../runtimes/fixtures/project.js"
 import { CLIENT_SECRET, protectedMcp, scriptedAs } from "../fixtures/oauthScripted.js"
 import { type RedisServer, startRedis } from "../fixtures/redisServer.js"
 import { examplesOf, readmesOf, root } from "./readmes.js"
@@ -30,6 +35,9 @@ const node = fs.existsSync(path.join(root, "node_modules/.bin/node")) ? path.joi
 const tsx = path.join(root, "node_modules/tsx/dist/cli.mjs")
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
 const testServers = path.join(root, "packages/test-servers/dist")
+const pageHost = createRequire(import.meta.url).resolve("@mcp-effect/test-servers/page-host")
+const vanilla = path.join(root, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
+const CHROMIUM = process.env["MCP_EFFECT_CHROMIUM"] ?? "/usr/bin/chromium-headless-shell"
 /** A run's time bound: starting tsx and a server or two takes a few seconds; this is many times that. */
 const RUN_LIMIT_MS = 60_000
 
@@ -43,6 +51,10 @@ interface Context {
   readonly machineUrl: string
   readonly redis: RedisServer | undefined
   readonly fleetKey: string
+  /** The page host (this file's pages; `apps/mcp` relays to the official `server-basic-vanillajs`, with `get-time`). */
+  readonly pageOrigin: string
+  /** The MCP Apps sandbox page, served from another origin. */
+  readonly sandboxUrl: string
   /** The run's own temporary folder (its HOME). */
   readonly home: string
 }
@@ -65,11 +77,20 @@ interface Run {
   readonly needs?: (context: Context) => string | undefined
 }
 
+/** A block for a web page: bundled (esbuild) into a page of the page host and opened in headless Chromium. */
+interface BrowserRun {
+  readonly swaps: ReadonlyArray<readonly [string, Text]>
+  readonly append?: Text
+  /** Waits for (and asserts) the proof on the page, given what the page logged (each console call, as JSON). */
+  readonly check: (page: Page, logged: ReadonlyArray<string>) => Promise<void>
+}
+
 /** A block, known by its README and a line of its text found in no other block. */
 interface Entry {
   readonly readme: string
   readonly marker: string
   readonly run?: Run
+  readonly browser?: BrowserRun
   /** Why the block is not run here. */
   readonly notRun?: string
 }
@@ -208,14 +229,39 @@ export const entries: ReadonlyArray<Entry> = [
   {
     readme: "packages/client/README.md",
     marker: "const app = await mountApp(container, {",
-    notRun: "mounts an MCP App into a DOM container of a browser page, with a sandbox page served on another origin; " +
-      "mountApp is run in real Chromium by McpApps.browser.test.ts"
+    browser: {
+      swaps: [
+        ["declare const container: BrowserMcpApps.Container // e.g. document.getElementById(\"app\")", "const container = document.getElementById(\"app\") as BrowserMcpApps.Container"],
+        [`url: "https://mcp.example.com/mcp"`, (c) => `url: ${JSON.stringify(`${c.pageOrigin}apps/mcp`)}`],
+        [`sandboxUrl: "https://sandbox.example.com/apps-sandbox.html"`, (c) => `sandboxUrl: ${JSON.stringify(c.sandboxUrl)}`]
+      ],
+      append: `\nObject.assign(globalThis, { exampleDone: true })\n`,
+      check: async (page, logged) => {
+        await page.waitForFunction(() => "exampleDone" in globalThis, undefined, { timeout: 30_000 })
+        // `app.result`, printed: the tool's result the App was given (console arguments arrive a moment later).
+        const result = () => logged.some((line) => /^\[\{"content":.*"structuredContent":\{"time":"[^"]+"\}/.test(line))
+        await Effect.runPromise(eventually(result, "the printed app.result"))
+        assert.strictEqual(await page.locator("#app iframe").count(), 0, "close() removed the frame")
+      }
+    }
   },
   {
     readme: "packages/client/README.md",
     marker: "const app = yield* BrowserMcpApps.mount(container, {",
-    notRun: "mounts an MCP App into a DOM container and then waits forever (Effect.never) by design; " +
-      "BrowserMcpApps.mount is run in real Chromium by McpApps.browser.test.ts"
+    browser: {
+      swaps: [
+        ["declare const container: BrowserMcpApps.Container", "const container = document.getElementById(\"app\") as BrowserMcpApps.Container"],
+        [`url: "https://mcp.example.com/mcp"`, (c) => `url: ${JSON.stringify(`${c.pageOrigin}apps/mcp`)}`],
+        [`sandboxUrl: "https://sandbox.example.com/apps-sandbox.html"`, (c) => `sandboxUrl: ${JSON.stringify(c.sandboxUrl)}`]
+      ],
+      // The block declares the program; the page runs it (it lives until the page goes: Effect.never).
+      append: `\nEffect.runFork(program)\n`,
+      // The App, inside the sandbox's frame, shows the time the tool answered.
+      check: async (page) => {
+        const app = page.frameLocator("#app iframe").frameLocator("iframe")
+        await app.locator("#server-time").filter({ hasText: /\d/ }).waitFor({ timeout: 30_000 })
+      }
+    }
   },
   {
     readme: "packages/client/README.md",
@@ -376,6 +422,9 @@ const slot = async <A>(f: () => Promise<A>): Promise<A> => {
   }
 }
 
+/** The end of the last page's run. */
+let pageTurn: Promise<void> = Promise.resolve()
+
 interface Outcome {
   readonly code: number | null
   readonly signal: NodeJS.Signals | null
@@ -407,10 +456,36 @@ const execute = (file: string, run: Run, context: Context): Promise<Outcome> =>
     })
   })
 
+/** Bundles the program into a page of the page host, opens it in Chromium, runs `check`; the page is closed after. */
+const executeInPage = async (file: string, run: BrowserRun): Promise<ReadonlyArray<string>> => {
+  if (browser === undefined) throw new Error("no browser")
+  const name = path.basename(file, ".ts")
+  await build({ entryPoints: [file], outfile: path.join(pages, `${name}.js`), bundle: true, platform: "browser", format: "esm", logLevel: "silent" })
+  fs.writeFileSync(
+    path.join(pages, `${name}.html`),
+    `<!doctype html><meta charset="utf-8"><title>${name}</title><div id="app"></div><script type="module" src="./${name}.js"></script>\n`
+  )
+  const page = await browser.newPage()
+  const logged: Array<string> = []
+  const errors: Array<string> = []
+  page.on("console", (message) => {
+    void Promise.all(message.args().map((arg) => arg.jsonValue())).then((values) => logged.push(JSON.stringify(values)), () => undefined)
+  })
+  page.on("pageerror", (error) => errors.push(error.message))
+  try {
+    await page.goto(`${shared?.pageOrigin}${name}.html`)
+    await run.check(page, logged)
+    assert.deepStrictEqual(errors, [], "nothing unhandled on the page")
+    return logged
+  } finally {
+    await page.close()
+  }
+}
+
 const textOf = (text: Text, context: Context) => typeof text === "string" ? text : text(context)
 
 /** The block as the run writes it: each substitution must find its text. */
-export const programOf = (code: string, run: Run, context: Context): string => {
+export const programOf = (code: string, run: Pick<Run, "swaps" | "append">, context: Context): string => {
   const swapped = run.swaps.reduce((program, [from, to]) => {
     assert.include(program, from, `the block no longer has ${JSON.stringify(from)}`)
     return program.replace(from, textOf(to, context))
@@ -425,26 +500,57 @@ const entryBlock = (entry: Entry) => {
 }
 
 let dir = ""
+/** The page host's folder (outside the repository's walk: hidden), with the sandbox in its own. */
+let pages = ""
+let browser: Browser | undefined
+let relay: StdioRelay | undefined
+const hosts: Array<RunningServer> = []
 let shared: Omit<Context, "home"> | undefined
 const scope = Effect.runSync(Scope.make())
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(root, ".readme-run-"))
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }))
-  const [httpUrl, machineUrl, oauth, redis] = await Promise.all([
+  pages = path.join(dir, "pages")
+  const sandboxDir = path.join(dir, "sandbox")
+  fs.mkdirSync(pages)
+  fs.mkdirSync(sandboxDir)
+  fs.copyFileSync(path.join(import.meta.dirname, "../../apps-sandbox.html"), path.join(sandboxDir, "apps-sandbox.html"))
+  const [httpUrl, machineUrl, oauth, redis, appsRelay, chromiumBrowser] = await Promise.all([
     Effect.runPromise(Scope.provide(launch(node, [path.join(testServers, "official.js"), "--http"]), scope)),
     Effect.runPromise(Scope.provide(Effect.flatMap(scriptedAs, (as) => Effect.map(protectedMcp(as), (mcp) => mcp.url)), scope)),
     startOAuthProtected(),
-    startRedis()
+    startRedis(),
+    startStdioRelay(node, [vanilla, "--stdio"]),
+    chromium.launch({ executablePath: CHROMIUM })
   ])
-  shared = { httpUrl, machineUrl, oauth, redis, fleetKey: randomBytes(32).toString("base64") }
+  relay = appsRelay
+  browser = chromiumBrowser
+  const [pageHosted, sandbox] = await Promise.all([
+    startListening(pageHost, ["--root", pages, "--upstream", `apps=${appsRelay.url}`]),
+    startListening(pageHost, ["--root", sandboxDir])
+  ])
+  hosts.push(pageHosted, sandbox)
+  shared = {
+    httpUrl,
+    machineUrl,
+    oauth,
+    redis,
+    fleetKey: randomBytes(32).toString("base64"),
+    pageOrigin: pageHosted.url,
+    // Another port is another origin, as the sandbox must be.
+    sandboxUrl: `${sandbox.url}apps-sandbox.html`
+  }
 }, 60_000)
 
 afterAll(async () => {
+  await browser?.close()
   await Promise.all([
     Effect.runPromise(Scope.close(scope, Exit.void)),
     shared?.oauth.close(),
-    shared?.redis?.stop()
+    shared?.redis?.stop(),
+    relay?.stop(),
+    ...hosts.map((host) => host.stop())
   ])
   if (dir !== "") fs.rmSync(dir, { recursive: true, force: true })
 })
@@ -454,8 +560,27 @@ describe("README examples, run", () => {
     const claimed = new Set(entries.map((entry) => entryBlock(entry)))
     const unclaimed = blocks.filter((block) => !claimed.has(block)).map((block) => `${block.readme}:${block.line}`)
     assert.deepStrictEqual(unclaimed, [], "a README example that is neither run nor listed with a reason")
-    for (const entry of entries) assert.isTrue((entry.run === undefined) !== (entry.notRun === undefined), entry.marker)
+    for (const entry of entries) {
+      const ways = [entry.run, entry.browser, entry.notRun].filter((way) => way !== undefined)
+      assert.strictEqual(ways.length, 1, `${entry.marker}: run, run in a page, or not run (with a reason)`)
+    }
   })
+
+  for (const entry of entries) {
+    const run = entry.browser
+    if (run === undefined) continue
+    it.concurrent(`${entry.readme} (Chromium): ${entry.marker}`, async () => {
+      if (shared === undefined) throw new Error("the servers did not start")
+      const block = entryBlock(entry)
+      const context: Context = { ...shared, home: dir }
+      const file = path.join(dir, `${entry.readme.replace(/[/.]/g, "_")}_${block.line}.ts`)
+      fs.writeFileSync(file, programOf(block.code, run, context))
+      // One page at a time: the pages share one stdio server behind the relay, which serves one client.
+      const turn = pageTurn.then(() => slot(() => executeInPage(file, run)))
+      pageTurn = turn.then(() => undefined, () => undefined)
+      await turn
+    }, RUN_LIMIT_MS * 3)
+  }
 
   for (const [n, entry] of entries.entries()) {
     const run = entry.run
