@@ -53,6 +53,13 @@ interface Context {
   readonly fleetKey: string
   /** The page host (this file's pages; `apps/mcp` relays to the official `server-basic-vanillajs`, with `get-time`). */
   readonly pageOrigin: string
+  /**
+   * An OAuth-protected server like `oauth`, that also lets pages of the page host call it (CORS) and takes a
+   * Client ID Metadata Document as a client.
+   */
+  readonly pageOauth: OAuthProtected
+  /** A browser run's own page (its URL on the page host); "" for a program. */
+  readonly page: string
   /** The MCP Apps sandbox page, served from another origin. */
   readonly sandboxUrl: string
   /** The run's own temporary folder (its HOME). */
@@ -81,6 +88,8 @@ interface Run {
 interface BrowserRun {
   readonly swaps: ReadonlyArray<readonly [string, Text]>
   readonly append?: Text
+  /** Files the page host serves beside the page (by name). */
+  readonly files?: (context: Context) => Record<string, string>
   /** Waits for (and asserts) the proof on the page, given what the page logged (each console call, as JSON). */
   readonly check: (page: Page, logged: ReadonlyArray<string>) => Promise<void>
 }
@@ -223,8 +232,32 @@ export const entries: ReadonlyArray<Entry> = [
   {
     readme: "packages/client/README.md",
     marker: "if (!BrowserMcpAuth.completeSignIn()) {",
-    notRun: "a browser page that signs in through a popup (a user's click); BrowserMcpAuth.popup and completeSignIn " +
-      "are run in real Chromium by runtimes/Runtimes.browser.oauth.test.ts"
+    browser: {
+      // The headless shell has no popup blocker, so the sign-in starts as the page loads, without the click a
+      // browser with one needs; the authorization server approves the user at once.
+      swaps: [
+        [`url: "https://mcp.example.com/mcp"`, (c) => `url: ${JSON.stringify(c.pageOauth.mcpUrl)}`],
+        [`clientMetadataUrl: "https://app.example.com/oauth/client.json"`, (c) => `clientMetadataUrl: ${JSON.stringify(`${c.pageOrigin}client-${path.basename(c.page)}.json`)}`],
+        [`redirectUrl: "https://app.example.com/"`, (c) => `redirectUrl: ${JSON.stringify(c.page)}`]
+      ],
+      // The page's Client ID Metadata Document: this very page is its redirect URL.
+      files: (c) => ({
+        [`client-${path.basename(c.page)}.json`]: JSON.stringify({
+          client_id: `${c.pageOrigin}client-${path.basename(c.page)}.json`,
+          client_name: "README example",
+          redirect_uris: [c.page],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none",
+          application_type: "web"
+        })
+      }),
+      check: async (page, logged) => {
+        await Effect.runPromise(eventually(() => logged.includes(JSON.stringify([["whoami"]])), "the printed tool names", 30_000))
+        const stored = await page.evaluate(() => Object.keys(localStorage))
+        assert.isAbove(stored.length, 0, "the tokens are kept in localStorage")
+      }
+    }
   },
   {
     readme: "packages/client/README.md",
@@ -457,9 +490,10 @@ const execute = (file: string, run: Run, context: Context): Promise<Outcome> =>
   })
 
 /** Bundles the program into a page of the page host, opens it in Chromium, runs `check`; the page is closed after. */
-const executeInPage = async (file: string, run: BrowserRun): Promise<ReadonlyArray<string>> => {
+const executeInPage = async (file: string, run: BrowserRun, context: Context): Promise<ReadonlyArray<string>> => {
   if (browser === undefined) throw new Error("no browser")
   const name = path.basename(file, ".ts")
+  for (const [file, text] of Object.entries(run.files?.(context) ?? {})) fs.writeFileSync(path.join(pages, file), text)
   await build({ entryPoints: [file], outfile: path.join(pages, `${name}.js`), bundle: true, platform: "browser", format: "esm", logLevel: "silent" })
   fs.writeFileSync(
     path.join(pages, `${name}.html`),
@@ -473,7 +507,7 @@ const executeInPage = async (file: string, run: BrowserRun): Promise<ReadonlyArr
   })
   page.on("pageerror", (error) => errors.push(error.message))
   try {
-    await page.goto(`${shared?.pageOrigin}${name}.html`)
+    await page.goto(context.page)
     await run.check(page, logged)
     assert.deepStrictEqual(errors, [], "nothing unhandled on the page")
     return logged
@@ -505,7 +539,7 @@ let pages = ""
 let browser: Browser | undefined
 let relay: StdioRelay | undefined
 const hosts: Array<RunningServer> = []
-let shared: Omit<Context, "home"> | undefined
+let shared: Omit<Context, "home" | "page"> | undefined
 const scope = Effect.runSync(Scope.make())
 
 beforeAll(async () => {
@@ -531,7 +565,9 @@ beforeAll(async () => {
     startListening(pageHost, ["--root", sandboxDir])
   ])
   hosts.push(pageHosted, sandbox)
+  const pageOauth = await startOAuthProtected({ cors: { origin: new URL(pageHosted.url).origin }, clientMetadataDocuments: true })
   shared = {
+    pageOauth,
     httpUrl,
     machineUrl,
     oauth,
@@ -548,6 +584,7 @@ afterAll(async () => {
   await Promise.all([
     Effect.runPromise(Scope.close(scope, Exit.void)),
     shared?.oauth.close(),
+    shared?.pageOauth.close(),
     shared?.redis?.stop(),
     relay?.stop(),
     ...hosts.map((host) => host.stop())
@@ -572,11 +609,12 @@ describe("README examples, run", () => {
     it.concurrent(`${entry.readme} (Chromium): ${entry.marker}`, async () => {
       if (shared === undefined) throw new Error("the servers did not start")
       const block = entryBlock(entry)
-      const context: Context = { ...shared, home: dir }
-      const file = path.join(dir, `${entry.readme.replace(/[/.]/g, "_")}_${block.line}.ts`)
+      const name = `${entry.readme.replace(/[/.]/g, "_")}_${block.line}`
+      const context: Context = { ...shared, home: dir, page: `${shared.pageOrigin}${name}.html` }
+      const file = path.join(dir, `${name}.ts`)
       fs.writeFileSync(file, programOf(block.code, run, context))
       // One page at a time: the pages share one stdio server behind the relay, which serves one client.
-      const turn = pageTurn.then(() => slot(() => executeInPage(file, run)))
+      const turn = pageTurn.then(() => slot(() => executeInPage(file, run, context)))
       pageTurn = turn.then(() => undefined, () => undefined)
       await turn
     }, RUN_LIMIT_MS * 3)
@@ -589,7 +627,7 @@ describe("README examples, run", () => {
       if (shared === undefined) throw new Error("the servers did not start")
       const block = entryBlock(entry)
       const home = fs.mkdtempSync(path.join(dir, `home-${n}-`))
-      const context: Context = { ...shared, home }
+      const context: Context = { ...shared, home, page: "" }
       const missing = run.needs?.(context)
       if (missing !== undefined) return skip(missing)
       const file = path.join(dir, `${entry.readme.replace(/[/.]/g, "_")}_${block.line}.ts`)
