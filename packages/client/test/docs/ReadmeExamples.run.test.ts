@@ -9,7 +9,10 @@
  * `@mcp-effect/client` resolves to this workspace's build), runs it with the repository's `tsx` on its Node,
  * with a home of its own (`HOME` is a temporary folder) and a time bound, and asserts: exit code 0, what the
  * example prints that proves it did its job, and that no process it started (found by a marker in their
- * environment, which every descendant inherits) outlives it.
+ * environment, which every descendant inherits) outlives it. A block for a web page is bundled (esbuild) into a
+ * page of the page host and opened in headless Chromium, where its proof is waited for. The servers the
+ * examples talk to are the tests' own (`packages/test-servers`, the official SDK's, server-everything,
+ * oidc-provider, redis-server), started once for the file; at most two runs go at a time (two cores).
  */
 import { followAuthorization, type OAuthProtected, startOAuthProtected } from "@mcp-effect/test-servers/oauth-protected"
 import { build } from "esbuild"
@@ -25,6 +28,7 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { eventually, launch } from "../fixtures/httpServer.js"
+import { type LegacyTaskServer, startLegacyTaskServer } from "../fixtures/legacyTaskServer.js"
 import { startStdioRelay, type StdioRelay } from "../fixtures/stdioRelay.js"
 import { type RunningServer, startListening } from "../runtimes/fixtures/project.js"
 import { CLIENT_SECRET, protectedMcp, scriptedAs } from "../fixtures/oauthScripted.js"
@@ -50,6 +54,8 @@ interface Context {
   /** A scripted authorization server that grants client credentials, and the MCP server it protects. */
   readonly machineUrl: string
   readonly redis: RedisServer | undefined
+  /** A legacy server whose tool `long` runs as a task that outlives its connection (the fleet task tests'). */
+  readonly taskServer: LegacyTaskServer
   readonly fleetKey: string
   /** The page host (this file's pages; `apps/mcp` relays to the official `server-basic-vanillajs`, with `get-time`). */
   readonly pageOrigin: string
@@ -74,6 +80,8 @@ interface Run {
   /** Code appended to a block that declares a program without running it: the run a reader would write. */
   readonly append?: Text
   readonly env?: (context: Context) => Record<string, string>
+  /** Runs first; what it returns is added to the example's environment. */
+  readonly prepare?: (context: Context) => Promise<Record<string, string>>
   /** Plays the user while the example runs (e.g. signs in through the URL it prints). */
   readonly onStdout?: (stdout: string, context: Context) => void
   /** What the example must print (stdout), proof that it did its job. */
@@ -109,6 +117,43 @@ const stdio = (command: string, args: string): readonly [string, Text] => [
   `command: ${JSON.stringify(node)}, args: [${JSON.stringify(everything)}]`
 ]
 const npxEverything = stdio("npx", `["-y", "@modelcontextprotocol/server-everything"]`)
+/**
+ * A task started by another worker of the fleet (`fixtures/fleetTaskWorker.ts`, the fleet task tests' worker), as
+ * user-42 with the file's fleet key: it prints the task's id once the fleet recorded it, and is killed there.
+ */
+const startedTask = (context: Context): Promise<Record<string, string>> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(node, ["--import", "tsx", path.join(import.meta.dirname, "../fixtures/fleetTaskWorker.ts")], {
+      cwd: root,
+      env: {
+        ...process.env,
+        TASK_MCP_URL: context.taskServer.url,
+        TASK_MODE: "call",
+        TASK_TEXT: "left behind",
+        FLEET_SUBJECT: "user-42",
+        FLEET_REDIS_URL: context.redis?.url ?? "",
+        FLEET_KEY: context.fleetKey
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    let taskId: string | undefined
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      const created = /\{"created":"([^"]+)"/.exec(stdout)?.[1]
+      if (created === undefined || taskId !== undefined) return
+      taskId = created
+      child.kill("SIGKILL")
+    })
+    child.once("exit", (code) =>
+      taskId === undefined
+        ? reject(new Error(`the first worker exited (${code}) before its task: ${stderr}`))
+        : resolve({ TASK_ID: taskId })
+    )
+  })
+
 /** The sign-in URLs already followed (the example prints one; stdout arrives in chunks). */
 const signingIn = new Set<string>()
 const needsRedis = (context: Context) => context.redis === undefined ? "no redis-server on this machine" : undefined
@@ -329,8 +374,18 @@ export const entries: ReadonlyArray<Entry> = [
   {
     readme: "packages/client/README.md",
     marker: "return await client.resumeTask(taskId)",
-    notRun: "resumes a task another worker started on a task-capable server (it needs that task's id); " +
-      "resumeTask across fleet workers (one calls, another resumes) is run by McpFleet.tasks.test.ts"
+    run: {
+      needs: needsRedis,
+      // Another worker (the fleet tests' own) started the task `long` on a legacy task server and died.
+      prepare: startedTask,
+      swaps: [
+        [`url: "https://mcp.example.com/mcp"`, (c) => `url: ${JSON.stringify(c.taskServer.url)}`],
+        [`url: "redis://127.0.0.1:6379"`, (c) => `url: ${JSON.stringify(c.redis?.url)}`]
+      ],
+      append: `\nconsole.log(JSON.stringify(await resume("user-42", process.env["MCP_FLEET_KEY"] ?? "", process.env["TASK_ID"] ?? "")))\n`,
+      env: (c) => ({ MCP_FLEET_KEY: c.fleetKey }),
+      prints: /"content":\[\{"type":"text","text":"[^"]*left behind[^"]*"\}\]/
+    }
   },
   {
     readme: "packages/client/README.md",
@@ -466,12 +521,12 @@ interface Outcome {
   readonly left: ReadonlyArray<string>
 }
 
-const execute = (file: string, run: Run, context: Context): Promise<Outcome> =>
+const execute = (file: string, run: Run, context: Context, prepared: Record<string, string>): Promise<Outcome> =>
   new Promise((resolve) => {
     const id = randomUUID()
     const child = spawn(node, [tsx, file], {
       cwd: path.dirname(file),
-      env: { ...process.env, HOME: context.home, README_EXAMPLE_RUN: id, ...run.env?.(context) },
+      env: { ...process.env, HOME: context.home, README_EXAMPLE_RUN: id, ...run.env?.(context), ...prepared },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -565,8 +620,10 @@ beforeAll(async () => {
     startListening(pageHost, ["--root", sandboxDir])
   ])
   hosts.push(pageHosted, sandbox)
+  const taskServer = await startLegacyTaskServer({ taskMs: 2000 })
   const pageOauth = await startOAuthProtected({ cors: { origin: new URL(pageHosted.url).origin }, clientMetadataDocuments: true })
   shared = {
+    taskServer,
     pageOauth,
     httpUrl,
     machineUrl,
@@ -585,6 +642,7 @@ afterAll(async () => {
     Effect.runPromise(Scope.close(scope, Exit.void)),
     shared?.oauth.close(),
     shared?.pageOauth.close(),
+    shared?.taskServer.close(),
     shared?.redis?.stop(),
     relay?.stop(),
     ...hosts.map((host) => host.stop())
@@ -632,7 +690,7 @@ describe("README examples, run", () => {
       if (missing !== undefined) return skip(missing)
       const file = path.join(dir, `${entry.readme.replace(/[/.]/g, "_")}_${block.line}.ts`)
       fs.writeFileSync(file, programOf(block.code, run, context))
-      const outcome = await slot(() => execute(file, run, context))
+      const outcome = await slot(async () => execute(file, run, context, await run.prepare?.(context) ?? {}))
       const where = `${entry.readme}:${block.line}\n--- stdout\n${outcome.stdout}\n--- stderr\n${outcome.stderr}`
       assert.strictEqual(outcome.code, 0, `exit ${outcome.code} ${outcome.signal}: ${where}`)
       assert.match(outcome.stdout, run.prints, where)
