@@ -1,8 +1,8 @@
 /**
- * The READMEs' examples run: every ```ts block of every README (and of CHANGELOG.md) is either run here as a
- * program of its own, or listed with the reason it cannot run on this machine, or run by a `.readme.test.ts`
- * of its own (listed in `ReadmeExamples.test.ts`). A block that is none of these fails the test, so a new
- * example cannot be left out silently.
+ * The READMEs' examples run: every ```ts block of every README (and of CHANGELOG.md) is run here (as a program,
+ * or as a web page in Chromium), or run by a `.readme.test.ts` of its own (a vitest test, verbatim: see
+ * `ReadmeExamples.test.ts`), or listed with the reason it cannot run on this machine. A block that is none of
+ * these fails the test, so a new example cannot be left out silently.
  *
  * A run writes the block, as written but for the substitutions listed with it (and, for a block that only
  * declares a program, an appended line that runs it), to a temporary `.ts` file inside the repository (so that
@@ -108,15 +108,21 @@ interface Entry {
   readonly marker: string
   readonly run?: Run
   readonly browser?: BrowserRun
+  /**
+   * A vitest test, run as written by this test file of `docs/` (`ReadmeExamples.test.ts` checks that its text is
+   * the block's, but for the substitutions it lists).
+   */
+  readonly ownTest?: string
   /** Why the block is not run here. */
   readonly notRun?: string
 }
 
-const stdio = (command: string, args: string): readonly [string, Text] => [
-  `command: "${command}", args: ${args}`,
+/** The server `npx` would fetch, as installed: run by the workspace's Node. */
+const npxEverything: readonly [string, Text] = [
+  `command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"]`,
   `command: ${JSON.stringify(node)}, args: [${JSON.stringify(everything)}]`
 ]
-const npxEverything = stdio("npx", `["-y", "@modelcontextprotocol/server-everything"]`)
+
 /**
  * A task started by another worker of the fleet (`fixtures/fleetTaskWorker.ts`, the fleet task tests' worker), as
  * user-42 with the file's fleet key: it prints the task's id once the fleet recorded it, and is killed there.
@@ -139,7 +145,8 @@ const startedTask = (context: Context): Promise<Record<string, string>> =>
     let stdout = ""
     let stderr = ""
     let taskId: string | undefined
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-8000)))
+    const limit = setTimeout(() => child.kill("SIGKILL"), RUN_LIMIT_MS)
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString()
       const created = /\{"created":"([^"]+)"/.exec(stdout)?.[1]
@@ -147,18 +154,19 @@ const startedTask = (context: Context): Promise<Record<string, string>> =>
       taskId = created
       child.kill("SIGKILL")
     })
-    child.once("exit", (code) =>
-      taskId === undefined
+    child.once("exit", (code) => {
+      clearTimeout(limit)
+      return taskId === undefined
         ? reject(new Error(`the first worker exited (${code}) before its task: ${stderr}`))
         : resolve({ TASK_ID: taskId })
-    )
+    })
   })
 
 /** The sign-in URLs already followed (the example prints one; stdout arrives in chunks). */
 const signingIn = new Set<string>()
 const needsRedis = (context: Context) => context.redis === undefined ? "no redis-server on this machine" : undefined
 
-export const entries: ReadonlyArray<Entry> = [
+const entries: ReadonlyArray<Entry> = [
   {
     readme: "README.md",
     marker: "const era = yield* client.era",
@@ -442,17 +450,17 @@ export const entries: ReadonlyArray<Entry> = [
   {
     readme: "packages/client/README.md",
     marker: `it.effect("a fake server that ignores server/discover fails loudly"`,
-    notRun: "a vitest test: run as written by docs/McpTransport.readme.test.ts"
+    ownTest: "McpTransport.readme.test.ts"
   },
   {
     readme: "packages/client/README.md",
     marker: `describe("deploy", () => {`,
-    notRun: "a vitest test: run as written by docs/McpTestServer.readme.test.ts"
+    ownTest: "McpTestServer.readme.test.ts"
   },
   {
     readme: "packages/client/README.md",
     marker: `it.effect("get-sum, answered from the recording"`,
-    notRun: "a vitest test: run by docs/McpCassette.readme.test.ts (with a recorded fixture for session.ndjson)"
+    ownTest: "McpCassette.readme.test.ts"
   },
   {
     readme: "packages/ai/README.md",
@@ -574,7 +582,7 @@ const executeInPage = async (file: string, run: BrowserRun, context: Context): P
 const textOf = (text: Text, context: Context) => typeof text === "string" ? text : text(context)
 
 /** The block as the run writes it: each substitution must find its text. */
-export const programOf = (code: string, run: Pick<Run, "swaps" | "append">, context: Context): string => {
+const programOf = (code: string, run: Pick<Run, "swaps" | "append">, context: Context): string => {
   const swapped = run.swaps.reduce((program, [from, to]) => {
     assert.include(program, from, `the block no longer has ${JSON.stringify(from)}`)
     return program.replace(from, textOf(to, context))
@@ -656,8 +664,9 @@ describe("README examples, run", () => {
     const unclaimed = blocks.filter((block) => !claimed.has(block)).map((block) => `${block.readme}:${block.line}`)
     assert.deepStrictEqual(unclaimed, [], "a README example that is neither run nor listed with a reason")
     for (const entry of entries) {
-      const ways = [entry.run, entry.browser, entry.notRun].filter((way) => way !== undefined)
-      assert.strictEqual(ways.length, 1, `${entry.marker}: run, run in a page, or not run (with a reason)`)
+      const ways = [entry.run, entry.browser, entry.ownTest, entry.notRun].filter((way) => way !== undefined)
+      assert.strictEqual(ways.length, 1, `${entry.marker}: run, run in a page, run by its own test, or not run (with a reason)`)
+      if (entry.ownTest !== undefined) assert.isTrue(fs.existsSync(path.join(import.meta.dirname, entry.ownTest)), entry.ownTest)
     }
   })
 
