@@ -61,6 +61,7 @@ import * as LlmBridge from "./LlmBridge.js"
 import type * as McpAuth from "./McpAuth.js"
 import * as McpClient from "./McpClient.js"
 import type { McpClientError } from "./McpError.js"
+import type * as McpTransport from "./McpTransport.js"
 import * as ToolRegistry from "./ToolRegistry.js"
 import * as NodePath from "node:path"
 import { McpConfigError } from "./McpConfigError.js"
@@ -449,6 +450,19 @@ export const clientLayer: (
   options?: EntryClientOptions
 ) => Layer.Layer<McpClient.McpClient, McpClientError | McpConfigError> = (entry, options = {}) =>
   client.clientLayer(entry, options)
+
+/**
+ * One entry's transport alone, with no client over it: for a tool that speaks the entry's messages itself (a
+ * recorder, a replay check). `shutdownTimeout` is a stdio entry's; the HTTP entry's headers and secrets are
+ * applied as `clientLayer` applies them.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const transportLayer = (
+  entry: ServerEntry,
+  options: { readonly shutdownTimeout?: Duration.Input | undefined } = {}
+): Layer.Layer<McpTransport.McpTransport> => client.transportOf(entry, {}, options)
 
 /**
  * Start one entry's client for the life of the scope.

@@ -3,7 +3,7 @@
  * (progress bar, log messages, elicitation prompts, roots), for the life of the command.
  */
 import type { McpClient, McpTransport } from "@mcp-effect/client"
-import { McpConfig, NodeMcpClient } from "@mcp-effect/client/node"
+import { McpConfig } from "@mcp-effect/client/node"
 import type { InputFulfiller, McpClientError } from "@mcp-effect/client"
 import type { LoggingLevel } from "@mcp-effect/client/McpSchema"
 import type * as Prompt from "effect/cli/Prompt"
@@ -141,24 +141,12 @@ export const entryOf = (options: Omit<target.TargetOptions, "tail">): Effect.Eff
  */
 export const SERVER_GRACE = "150 millis"
 
-/** What starts an entry's stdio server, as every command starts it. */
-export const stdioOf = (entry: McpConfig.StdioEntry): McpTransport.StdioOptions => ({
-  command: entry.command,
-  args: entry.args,
-  env: entry.env,
-  cwd: entry.cwd,
-  description: entry.description,
-  secrets: entry.secrets
-})
-
 /** An entry's transport alone, no client over it (`record`, `verify`: they speak the recorded messages). */
 export const transportOf = (
   entry: McpConfig.ServerEntry,
   shutdownTimeout?: Duration.Input
 ): Layer.Layer<McpTransport.McpTransport> =>
-  entry.transport === "http"
-    ? NodeMcpClient.layerHttpTransport({ url: entry.url, headers: entry.headers, secrets: entry.secrets })
-    : NodeMcpClient.layerStdioTransport({ ...stdioOf(entry), shutdownTimeout })
+  McpConfig.transportLayer(entry, { shutdownTimeout })
 
 /**
  * After Ctrl-C, how long the connection's close (the server's stop, its group swept) may keep the prompt: the

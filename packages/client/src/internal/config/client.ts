@@ -20,11 +20,13 @@ import * as NodeMcpClient from "../../NodeMcpClient.js"
 /**
  * The entry's transport, given the client's options as `NodeMcpClient.layerHttp`/`layerStdio` give them (`auth`
  * is for an HTTP server only: a stdio server is not signed in to).
+ *
+ * @internal
  */
-const transportOf = (
+export const transportOf = (
   entry: ServerEntry,
   client: McpClient.ClientOptions,
-  options: EntryClientOptions
+  options: Pick<EntryClientOptions, "auth" | "shutdownTimeout">
 ): Layer.Layer<McpTransport.McpTransport> =>
   entry.transport === "http"
     ? NodeMcpClient.layerHttpTransport({
