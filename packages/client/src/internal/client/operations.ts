@@ -61,7 +61,7 @@ const list = {
 } as const satisfies { readonly [K in keyof Service]: KindOf<Service[K]> }
 
 /** The list (frozen: every client shares it). @internal */
-export const operations: typeof list = Object.freeze(list)
+export const operations: typeof list = /* @__PURE__ */ Object.freeze(list)
 
 /** @internal */
 export type OperationName = keyof typeof operations
