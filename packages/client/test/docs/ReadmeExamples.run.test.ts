@@ -175,8 +175,8 @@ const entries: ReadonlyArray<Entry> = [
         `command: "npx",\n    args: ["-y", "@modelcontextprotocol/server-everything"],`,
         `command: ${JSON.stringify(node)},\n    args: [${JSON.stringify(everything)}],`
       ]],
-      // console.log prints the call's result two levels deep: its one content block, no `isError`.
-      prints: /era: '(modern|legacy)'[\s\S]*'echo'[\s\S]*result: \{ content: \[ \[Object\] \] \}\n\}/
+      // The whole answer (console.dir without a depth limit): the era, the tools, and the echo's one text block.
+      prints: /era: '(modern|legacy)'[\s\S]*'echo'[\s\S]*result: \{[\s\S]*text: 'Echo: hi'/
     }
   },
   {
