@@ -127,8 +127,8 @@ export const layerTokenStore = (
         sealer: sealer(key),
         subject: options.subject,
         prefix: options.prefix ?? "mcp-effect",
-        lockTtl: Duration.fromInputUnsafe(options.lockTtl ?? "10 seconds"),
-        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        lockTtl: yield* durationOf("lockTtl", options.lockTtl ?? "10 seconds"),
+        timeout: yield* durationOf("timeout", options.timeout ?? "1 second"),
         onRoundTrip: options.onRoundTrip
       }))
     })
@@ -178,9 +178,9 @@ export const layerResultCache = (
         redis,
         sealer: sealer(key),
         prefix: options.prefix ?? "mcp-effect",
-        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
+        timeout: yield* durationOf("timeout", options.timeout ?? "1 second"),
         capacity: options.capacity,
-        maxTtl: options.maxTtl,
+        maxTtl: options.maxTtl === undefined ? undefined : yield* durationOf("maxTtl", options.maxTtl),
         onRoundTrip: options.onRoundTrip,
         onRedisHit: options.onRedisHit,
         maxEntryBytes: options.maxEntryBytes ?? 8 * 2 ** 20,
@@ -331,8 +331,8 @@ const openTaskStore = (fleet: RedisOptions) =>
       sealer: sealer(key),
       subject: fleet.subject,
       prefix: fleet.prefix ?? "mcp-effect",
-      timeout: Duration.fromInputUnsafe(fleet.timeout ?? "1 second"),
-      maxTtl: Duration.fromInputUnsafe(fleet.taskTtl ?? "24 hours"),
+      timeout: yield* durationOf("timeout", fleet.timeout ?? "1 second"),
+      maxTtl: yield* durationOf("taskTtl", fleet.taskTtl ?? "24 hours"),
       onRoundTrip: fleet.onRoundTrip
     })
   })
@@ -343,13 +343,14 @@ const layerRedisParts = (
 ): Layer.Layer<TokenStore | ResultCache | Redis.Redis, McpFleetError> => {
   const connection = Layer.effect(
     Redis.Redis,
-    Effect.flatMap(Health.current, (health) =>
-      connection_.make({
-        url: options.url,
-        connectTimeout: Duration.fromInputUnsafe(options.connectTimeout ?? "2 seconds"),
-        timeout: Duration.fromInputUnsafe(options.timeout ?? "1 second"),
-        health
-      }))
+    Effect.gen(function*() {
+      // Every duration of the settings is checked before connecting: a bad one is named, not a Redis failure.
+      yield* durationOf("lockTtl", options.lockTtl ?? "10 seconds")
+      yield* durationOf("taskTtl", options.taskTtl ?? "24 hours")
+      const connectTimeout = yield* durationOf("connectTimeout", options.connectTimeout ?? "2 seconds")
+      const timeout = yield* durationOf("timeout", options.timeout ?? "1 second")
+      return yield* connection_.make({ url: options.url, connectTimeout, timeout, health: yield* Health.current })
+    })
   ).pipe(
     Layer.catchTag("RedisError", (error) =>
       Layer.effect(
@@ -431,4 +432,8 @@ export const layerHttp = (
  */
 export const pinStore = (
   options?: { readonly prefix?: string | undefined; readonly timeout?: Duration.Input | undefined }
-): Effect.Effect<McpPinning.PinStore, never, Redis.Redis> => pinStore_.fromContext(options)
+): Effect.Effect<McpPinning.PinStore, McpFleetError, Redis.Redis> =>
+  Effect.flatMap(
+    durationOf("timeout", options?.timeout ?? "1 second"),
+    (timeout) => pinStore_.fromContext({ ...options, timeout })
+  )
