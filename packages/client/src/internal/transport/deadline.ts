@@ -1,8 +1,9 @@
 /**
  * The one deadline mechanism of a connection: a sweeper fiber that sleeps on the `Clock` (so `TestClock` drives
- * it) until the earliest deadline and expires what is due, and ends when nothing is left to watch. Registering a deadline costs a clock read and a set
- * insertion; nothing is forked, raced or scheduled per request. Timers with the same timeout only ever add later
- * deadlines, so in steady state the sweeper wakes about once per timeout period, not once per request.
+ * it) until the earliest deadline and expires what is due, and ends when nothing is left to watch (`add` starts
+ * it again). Registering a deadline costs a clock read and a set insertion; nothing is forked, raced or scheduled
+ * per request. Timers with the same timeout only ever add later deadlines, so in steady state the sweeper wakes
+ * about once per timeout period, not once per request.
  *
  * Every kind of timeout goes through it: a request's own (the peer), idle-with-progress (a timer whose `at`
  * moves forward), the whole call's budget and a caller's wait for a shared fetch (`within`). Only the era probe
